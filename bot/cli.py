@@ -1,0 +1,105 @@
+"""The ``paperbot`` command: ``run`` (the Discord bot), ``console`` (offline), ``search``, ``ask``, ``index``.
+
+Settings are resolved here once (defaults -> config -> environment -> flags); a bad setting is one
+line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot.logs import setup_logging
+from bot.settings import LOG_LEVELS, Settings, SettingsError, load_settings
+
+log = logging.getLogger(__name__)
+
+USAGE = """\
+paperbot run                      start the Discord bot (needs DISCORD_TOKEN)
+paperbot console                  the bot's commands offline, in this terminal
+paperbot search QUERY [...]       ranked papers (--json, --top K, --queries FILE)
+paperbot ask QUESTION [...]       an extractive answer with citations
+paperbot index                    (re)build the index and print the ingest report
+Common flags: --corpus PATH, --config FILE, --database PATH, --log-level LEVEL. See README.md."""
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", help="TOML config file (default: config/paperbot.toml)")
+    parser.add_argument("--corpus", help="corpus file or folder (overrides CORPUS_PATH)")
+    parser.add_argument("--database", help="SQLite file of saved lists (overrides DATABASE_PATH)")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, type=str.upper, help="overrides LOG_LEVEL")
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {
+        "corpus_path": Path(args.corpus).expanduser() if args.corpus else None,
+        "database_path": Path(args.database).expanduser() if args.database else None,
+        "log_level": args.log_level,
+    }
+    return load_settings(config_path=args.config, overrides=overrides)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``paperbot`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in {"-h", "--help", "help"}:
+        print(USAGE)
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+
+    if command in {"search", "ask", "index"}:
+        # The retrieval command line owns these flags; pull out the shared ones first.
+        pre = argparse.ArgumentParser(add_help=False)
+        _common(pre)
+        args, remaining = pre.parse_known_args(rest)
+        try:
+            settings = _settings(args)
+        except SettingsError as exc:
+            print(f"paperbot: {exc}", file=sys.stderr)
+            return 2
+        setup_logging(settings.log_level if args.log_level else "WARNING")
+        from retrieval import cli as retrieval_cli
+
+        forwarded = [command, *remaining]
+        if args.corpus:
+            forwarded += ["--corpus", str(settings.corpus_path)]
+        return retrieval_cli.main(
+            forwarded,
+            default_corpus=settings.corpus_path,
+            params=settings.bm25,
+            cache_dir=settings.index_cache_dir,
+        )
+
+    if command not in {"run", "console"}:
+        print(f"paperbot: unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
+        return 2
+
+    parser = argparse.ArgumentParser(prog=f"paperbot {command}")
+    _common(parser)
+    args = parser.parse_args(rest)
+    try:
+        settings = _settings(args)
+        if command == "run":
+            settings.require_token()
+    except SettingsError as exc:
+        print(f"paperbot: {exc}", file=sys.stderr)
+        return 2
+
+    if command == "console":
+        # The console's own output is the conversation; logs stay quiet unless asked for.
+        setup_logging(settings.log_level if args.log_level else "WARNING")
+        from bot.console import run_console
+
+        return run_console(settings)
+
+    setup_logging(settings.log_level)
+    from bot.app import run_bot
+
+    return run_bot(settings)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

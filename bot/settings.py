@@ -1,0 +1,244 @@
+"""One typed, validated settings object: defaults -> config file -> environment -> command-line flags.
+
+Secrets (the Discord token) come only from the environment or a ``.env`` file and never appear in
+``repr`` or logs.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from retrieval.index import BM25Params
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CONFIG = PROJECT_ROOT / "config" / "paperbot.toml"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+BM25_VARIANTS = ("okapi", "l", "plus")
+
+
+class SettingsError(Exception):
+    """A setting is missing or malformed; the message names the variable and fits on one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the bot, the console and the command line are configured with."""
+
+    corpus_path: Path = PROJECT_ROOT / "data" / "corpus"
+    database_path: Path = PROJECT_ROOT / "data" / "paperbot.db"
+    index_cache_dir: Path | None = PROJECT_ROOT / "data" / "cache"
+    bm25_variant: str = "okapi"
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    bm25_epsilon: float = 0.25
+    bm25_delta: float | None = None
+    dev_guild_id: int | None = None
+    admin_user_ids: frozenset[int] = frozenset()
+    page_size: int = 5
+    view_timeout: float = 600.0
+    cooldown_rate: int = 5
+    cooldown_per: float = 30.0
+    max_saved_per_user: int = 1000
+    max_lists_per_user: int = 50
+    log_level: str = "INFO"
+    discord_token: str | None = field(default=None, repr=False)
+
+    @property
+    def bm25(self) -> BM25Params:
+        """The ranking parameters as the retrieval library takes them."""
+        kwargs: dict[str, Any] = {
+            "variant": self.bm25_variant,
+            "k1": self.bm25_k1,
+            "b": self.bm25_b,
+            "epsilon": self.bm25_epsilon,
+        }
+        if self.bm25_delta is not None:
+            kwargs["delta"] = self.bm25_delta
+        return BM25Params(**kwargs)
+
+    def require_token(self) -> str:
+        """Return the Discord token or raise SettingsError naming DISCORD_TOKEN."""
+        if not self.discord_token:
+            raise SettingsError(
+                "DISCORD_TOKEN is not set: put it in .env (see config/.env.example) or the environment"
+            )
+        return self.discord_token
+
+
+# (config section, key, environment variable, settings field, parser)
+def _path(value: object, name: str) -> Path:
+    if not isinstance(value, str) or not value.strip():
+        raise SettingsError(f"{name} must be a non-empty path")
+    return Path(value.strip()).expanduser()
+
+
+def _opt_path(value: object, name: str) -> Path | None:
+    if isinstance(value, str) and not value.strip():
+        return None
+    return _path(value, name)
+
+
+def _int(value: object, name: str, lo: int, hi: int) -> int:
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise SettingsError(f"{name} must be a whole number, got {value!r}") from None
+    if not lo <= number <= hi:
+        raise SettingsError(f"{name} must be between {lo} and {hi}, got {number}")
+    return number
+
+
+def _float(value: object, name: str, lo: float, hi: float) -> float:
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, got {value!r}") from None
+    if not lo <= number <= hi:
+        raise SettingsError(f"{name} must be between {lo} and {hi}, got {number}")
+    return number
+
+
+def _snowflake(value: object, name: str) -> int:
+    text = str(value).strip()
+    if not text.isdigit() or not 15 <= len(text) <= 20:
+        raise SettingsError(f"{name} must be a Discord id (15-20 digits), got {text!r}")
+    return int(text)
+
+
+def _opt_snowflake(value: object, name: str) -> int | None:
+    if value is None or str(value).strip() == "":
+        return None
+    return _snowflake(value, name)
+
+
+def _snowflakes(value: object, name: str) -> frozenset[int]:
+    items = value if isinstance(value, list) else str(value).replace(" ", "").split(",")
+    return frozenset(_snowflake(item, name) for item in items if str(item).strip())
+
+
+def _choice(options: tuple[str, ...], upper: bool = False) -> Callable[[object, str], str]:
+    def parse(value: object, name: str) -> str:
+        text = str(value).strip()
+        text = text.upper() if upper else text.lower()
+        if text not in options:
+            raise SettingsError(f"{name} must be one of {', '.join(options)}, got {value!r}")
+        return text
+
+    return parse
+
+
+_Parser = Callable[[object, str], Any]
+_KEYS: tuple[tuple[str, str, str, str, _Parser], ...] = (
+    ("paths", "corpus", "CORPUS_PATH", "corpus_path", _path),
+    ("paths", "database", "DATABASE_PATH", "database_path", _path),
+    ("paths", "index_cache", "INDEX_CACHE_DIR", "index_cache_dir", _opt_path),
+    ("bm25", "variant", "BM25_VARIANT", "bm25_variant", _choice(BM25_VARIANTS)),
+    ("bm25", "k1", "BM25_K1", "bm25_k1", lambda v, n: _float(v, n, 0.0, 10.0)),
+    ("bm25", "b", "BM25_B", "bm25_b", lambda v, n: _float(v, n, 0.0, 1.0)),
+    ("bm25", "epsilon", "BM25_EPSILON", "bm25_epsilon", lambda v, n: _float(v, n, 0.0, 10.0)),
+    ("bm25", "delta", "BM25_DELTA", "bm25_delta", lambda v, n: _float(v, n, 0.0, 10.0)),
+    ("discord", "dev_guild_id", "DEV_GUILD_ID", "dev_guild_id", _opt_snowflake),
+    ("discord", "admin_user_ids", "ADMIN_USER_IDS", "admin_user_ids", _snowflakes),
+    ("discord", "page_size", "PAGE_SIZE", "page_size", lambda v, n: _int(v, n, 1, 10)),
+    ("discord", "view_timeout", "VIEW_TIMEOUT", "view_timeout", lambda v, n: _float(v, n, 10.0, 86400.0)),
+    ("discord", "cooldown_rate", "COOLDOWN_RATE", "cooldown_rate", lambda v, n: _int(v, n, 1, 1000)),
+    ("discord", "cooldown_per", "COOLDOWN_PER", "cooldown_per", lambda v, n: _float(v, n, 0.0, 86400.0)),
+    ("lists", "max_saved_per_user", "MAX_SAVED_PER_USER", "max_saved_per_user",
+     lambda v, n: _int(v, n, 1, 1_000_000)),
+    ("lists", "max_lists_per_user", "MAX_LISTS_PER_USER", "max_lists_per_user",
+     lambda v, n: _int(v, n, 1, 1000)),
+    ("logging", "level", "LOG_LEVEL", "log_level", _choice(LOG_LEVELS, upper=True)),
+)
+_PATH_FIELDS = {"corpus_path", "database_path", "index_cache_dir"}
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise SettingsError(f"PAPERBOT_CONFIG: no config file at {path}") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise SettingsError(f"PAPERBOT_CONFIG: cannot read {path}: {exc}") from None
+
+
+def load_settings(
+    *,
+    env: Mapping[str, str] | None = None,
+    config_path: str | os.PathLike[str] | None = None,
+    overrides: Mapping[str, object] | None = None,
+    dotenv: bool = True,
+) -> Settings:
+    """Resolve the settings: defaults -> config file -> environment (and ``.env``) -> overrides.
+
+    Args:
+        env: The environment to read; ``os.environ`` when omitted.
+        config_path: A TOML config file; else ``PAPERBOT_CONFIG`` from the environment, else
+            ``config/paperbot.toml`` (skipped silently only if that default file is absent).
+        overrides: Command-line values keyed by settings field name (``None`` values are ignored).
+        dotenv: Load ``.env`` from the working directory and the project root first (never
+            overriding variables already set). Only applies when ``env`` is omitted.
+
+    Raises:
+        SettingsError: A value is malformed; the message names the variable.
+    """
+    if env is None:
+        if dotenv:
+            from dotenv import load_dotenv
+
+            load_dotenv(Path.cwd() / ".env", override=False)
+            load_dotenv(PROJECT_ROOT / ".env", override=False)
+        env = os.environ
+
+    values: dict[str, Any] = {}
+    chosen = config_path or env.get("PAPERBOT_CONFIG") or None
+    path = Path(chosen).expanduser() if chosen else DEFAULT_CONFIG
+    base = PROJECT_ROOT if path == DEFAULT_CONFIG else path.resolve().parent
+    config = _read_config(path) if (chosen or path.exists()) else {}
+
+    known = {(section, key) for section, key, *_ in _KEYS}
+    for section, table in config.items():
+        if not isinstance(table, dict):
+            raise SettingsError(f"{path}: [{section}] must be a table")
+        for key in table:
+            if (section, key) not in known:
+                raise SettingsError(f"{path}: unknown setting [{section}] {key}")
+
+    for section, key, var, name, parse in _KEYS:
+        if key in config.get(section, {}):
+            value = parse(config[section][key], f"[{section}] {key} in {path.name}")
+            if name in _PATH_FIELDS and isinstance(value, Path) and not value.is_absolute():
+                value = base / value
+            values[name] = value
+        if env.get(var, "").strip():
+            values[name] = parse(env[var], var)
+    for name, value in (overrides or {}).items():
+        if value is not None:
+            values[name] = value
+
+    token = env.get("DISCORD_TOKEN", "").strip() or None
+    if token is not None and (len(token) < 20 or any(ch.isspace() for ch in token)):
+        raise SettingsError("DISCORD_TOKEN does not look like a bot token (too short or has spaces)")
+    values["discord_token"] = token
+    settings = replace(Settings(), **values)
+    try:  # BM25Params validates its own ranges; fail at start-up rather than at the first search
+        settings.bm25  # noqa: B018
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"[bm25]: {exc}") from None
+    return settings
+
+
+def describe(settings: Settings) -> list[tuple[str, str]]:
+    """(name, value) pairs for logs and ``/admin stats``, with the token masked."""
+    rows = []
+    for item in fields(settings):
+        value = getattr(settings, item.name)
+        if item.name == "discord_token":
+            value = "set" if value else "unset"
+        rows.append((item.name, str(value)))
+    return rows

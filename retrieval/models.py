@@ -1,0 +1,146 @@
+"""Small frozen records shared by every layer: papers, hits, answers and ingest reports.
+
+These are the only types that cross the boundary between ``retrieval`` and ``bot``; they are
+plain data (no behaviour beyond cheap derived properties) so they pickle, compare and print well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+AREA_SEPARATOR = " · "
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One paper of the corpus.
+
+    Attributes:
+        id: Short, typeable, stable identifier (content-derived, or the source's own id).
+        title: Display title (the source's, or one derived from the abstract); Discord-safe markdown.
+        authors: Author names in source order.
+        et_al: True when the source list was truncated (a trailing ``等``).
+        area: Canonical display spelling of the area, ``"Area · Subarea"``, ``"Area"`` or ``""``.
+        abstract: The abstract exactly as the source gave it (LaTeX and markdown included).
+        url: Optional link given by the source.
+        source: Where the paper was read, as ``"file:line"``.
+    """
+
+    id: str
+    title: str
+    authors: tuple[str, ...]
+    et_al: bool
+    area: str
+    abstract: str
+    url: str | None = None
+    source: str = ""
+
+    @property
+    def top_area(self) -> str:
+        """The part of the area before the `` · `` separator."""
+        return self.area.split(AREA_SEPARATOR, 1)[0]
+
+    @property
+    def sub_area(self) -> str:
+        """The part of the area after the `` · `` separator, or ``""``."""
+        parts = self.area.split(AREA_SEPARATOR, 1)
+        return parts[1] if len(parts) == 2 else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One ranked search result.
+
+    Attributes:
+        paper: The paper.
+        score: BM25 score (equal to rank-bm25's ``get_scores`` for the same tokens).
+        rank: 1-based rank in the full result list (offset included).
+        matched_terms: Query words (as the user typed them, lowercased) that occur in the paper.
+        snippet: The best one or two sentences, query words in ``**bold**``, at most 300 characters.
+    """
+
+    paper: Paper
+    score: float
+    rank: int
+    matched_terms: tuple[str, ...]
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResults:
+    """A page of hits plus what is needed to page further.
+
+    Attributes:
+        hits: The hits of this page, best first.
+        total: How many papers matched in all (after filters, score > 0).
+        offset: Index of the first hit of this page in the full result list.
+        query: The query text as given.
+    """
+
+    hits: tuple[Hit, ...]
+    total: int
+    offset: int
+    query: str
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerSentence:
+    """A sentence quoted from a paper as part of an extractive answer."""
+
+    text: str
+    paper: Paper
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An extractive answer: the sentences that best answer a question, and the papers used."""
+
+    question: str
+    sentences: tuple[AnswerSentence, ...]
+    papers: tuple[Paper, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedBlock:
+    """A block of a corpus file that could not be parsed."""
+
+    path: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    """What loading (and indexing) a corpus did.
+
+    Attributes:
+        files: The corpus files read, in the order read.
+        papers: Number of distinct papers loaded.
+        duplicates: Number of blocks/records dropped because the same paper (or id) was already loaded.
+        duplicate_details: One human-readable line per duplicate (``"file:line: same as <id>"``).
+        skipped: Blocks that could not be parsed, with their reason.
+        added: Ids present now but not in the previous index (all ids when there was none).
+        removed: Ids of the previous index that are gone.
+        unchanged: Number of ids present in both.
+        build_seconds: Time spent building (0.0 when the cache was used).
+        from_cache: True when the index was loaded from a valid cache file.
+    """
+
+    files: tuple[str, ...]
+    papers: int
+    duplicates: int = 0
+    duplicate_details: tuple[str, ...] = ()
+    skipped: tuple[SkippedBlock, ...] = ()
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    unchanged: int = 0
+    build_seconds: float = 0.0
+    from_cache: bool = False
+    extra: dict[str, object] = field(default_factory=dict)
