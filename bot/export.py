@@ -1,0 +1,626 @@
+"""Pure formatting of saved papers as BibTeX, Markdown and JSON, and parsing of JSON for import.
+
+No I/O and no SQL here: :meth:`bot.store.Store.export` reads the rows and calls these functions with
+:class:`~bot.store.SavedItem` sequences (already grouped by list, newest save first). Functions only
+read item attributes, so any object with the same fields works.
+
+BibTeX output is meant to survive both BibTeX (which only counts braces) and LaTeX (which needs
+special characters escaped outside math): see :func:`latex_escape`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # only for annotations: bot.store imports this module at run time
+    from bot.store import ListInfo, SavedItem
+
+#: Marker and version of the JSON export; a file with a higher version is refused on import.
+JSON_FORMAT = "paperbot.saved"
+JSON_VERSION = 1
+#: Limits on imported snapshot fields (a user-supplied file must not bloat the shared database).
+TITLE_MAX = 2_000
+AUTHOR_MAX = 300
+AUTHORS_MAX = 1_000
+AREA_MAX = 300
+ABSTRACT_MAX = 50_000
+URL_MAX = 2_000
+#: At most this many per-record error messages are kept (plus one summary line).
+ERRORS_MAX = 50
+
+
+def clean_text(text: str) -> str:
+    """Replace lone surrogates (JSON can carry them) so the text always encodes as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def group_by_list(
+    items: Sequence[SavedItem], lists: Sequence[ListInfo] | None = None
+) -> list[tuple[str, list[SavedItem]]]:
+    """``(list name, items)`` pairs: the given lists first (empty ones included), in order."""
+    groups: dict[str, list[SavedItem]] = {info.name: [] for info in lists or ()}
+    for item in items:
+        groups.setdefault(item.list_name, []).append(item)
+    return list(groups.items())
+
+
+def _iso(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _one_line(text: str) -> str:
+    """Collapse all whitespace (newlines included): blank lines would end a LaTeX paragraph or math."""
+    return " ".join(text.split())
+
+
+# ------------------------------------------------------------------------------------------ LaTeX
+
+# Outside math these characters are errors (or print wrong glyphs) unless escaped.
+_TEXT_SPECIALS = {
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "_": r"\_",
+    "^": r"\^{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+# ``\`` followed by one of these is already valid LaTeX: escaped specials, accents, spacing.
+_VALID_AFTER_BACKSLASH = frozenset("&%$#_'`^~\"=.,;:! -/@\\")
+_BRACE_LITERAL = {  # replacement of a brace that has no partner, per mode (they contain no braces'
+    # imbalance themselves, so BibTeX's brace counting stays right)
+    ("{", False): r"\textbraceleft{}",
+    ("}", False): r"\textbraceright{}",
+    ("{", True): r"\lbrace{}",
+    ("}", True): r"\rbrace{}",
+}
+
+
+class _Braces:
+    """Brace balancing over output pieces: BibTeX counts ``{``/``\\{`` alike, LaTeX does not.
+
+    A closer matches only an opener of its own kind (plain or escaped); openers skipped over and
+    closers with no partner are rewritten as literal brace commands, so both tools stay happy.
+    """
+
+    def __init__(self, out: list[str], math: bool) -> None:
+        self.out = out
+        self.math = math
+        self.stack: list[tuple[int, bool]] = []  # (index in out, escaped)
+
+    def open(self, escaped: bool) -> None:
+        self.stack.append((len(self.out), escaped))
+        self.out.append("\\{" if escaped else "{")
+
+    def close(self, escaped: bool) -> None:
+        while self.stack:
+            index, kind = self.stack.pop()
+            if kind == escaped:
+                self.out.append("\\}" if escaped else "}")
+                return
+            self.out[index] = _BRACE_LITERAL["{", self.math]
+        self.out.append(_BRACE_LITERAL["}", self.math])
+
+    def finish(self) -> None:
+        for index, _ in self.stack:
+            self.out[index] = _BRACE_LITERAL["{", self.math]
+        self.stack.clear()
+
+
+def _math_body(body: str, closer: str) -> str:
+    """Escape what would break inside math (``%`` comments the rest out, ``#`` is an error)."""
+    out: list[str] = []
+    braces = _Braces(out, math=True)
+    align = "\\begin" in body  # ``&`` is legal only inside an alignment environment
+    i, n = 0, len(body)
+    while i < n:
+        ch = body[i]
+        if ch == "\\":
+            nxt = body[i + 1] if i + 1 < n else ""
+            if nxt in ("{", "}"):
+                (braces.open if nxt == "{" else braces.close)(True)
+                i += 2
+            elif nxt.isascii() and nxt.isalpha():
+                j = i + 1
+                while j < n and body[j].isascii() and body[j].isalpha():
+                    j += 1
+                out.append(body[i:j])
+                i = j
+            elif nxt:
+                out.append(body[i : i + 2])
+                i += 2
+            else:
+                out.append(r"\backslash{}")
+                i += 1
+            continue
+        if ch == "{":
+            braces.open(False)
+        elif ch == "}":
+            braces.close(False)
+        elif ch in "%#" or (ch == "&" and not align) or (ch == "$" and closer != "$"):
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+        i += 1
+    braces.finish()
+    return "".join(out)
+
+
+def _find_math(text: str, i: int) -> tuple[str, str, str, int] | None:
+    """Math starting at ``text[i]`` as ``(opener, body, closer, end)``, or None if it is not math.
+
+    Inline ``$...$`` follows pandoc's rule, so prices are not math: the opener must be followed by a
+    non-space, the closer preceded by a non-space and not followed by a digit.
+    """
+    n = len(text)
+    if text.startswith("$$", i):
+        end = text.find("$$", i + 2)
+        while end != -1 and text[end - 1] == "\\":
+            end = text.find("$$", end + 1)
+        return ("$$", text[i + 2 : end], "$$", end + 2) if end > i + 2 else None
+    if text[i] == "$":
+        if i + 1 >= n or text[i + 1].isspace():
+            return None
+        j = i + 1
+        while (j := text.find("$", j)) != -1:
+            if (
+                text[j - 1] != "\\"
+                and not text[j - 1].isspace()
+                and not (j + 1 < n and text[j + 1].isdigit())
+            ):
+                return ("$", text[i + 1 : j], "$", j + 1)
+            j += 1
+        return None
+    opener = text[i : i + 2]
+    closer = {"\\(": "\\)", "\\[": "\\]"}.get(opener)
+    if closer is None:
+        return None
+    end = text.find(closer, i + 2)
+    return None if end == -1 else (opener, text[i + 2 : end], closer, end + 2)
+
+
+def latex_escape(text: str) -> str:
+    """Make ``text`` valid inside a BibTeX field and in LaTeX, keeping LaTeX that is already there.
+
+    * math (``$..$``, ``$$..$$``, ``\\(..\\)``, ``\\[..\\]``) is kept, minus characters fatal in math;
+    * outside math, ``& % # _ ^ < > |`` and a ``$`` that opens no math are escaped;
+    * commands (``\\textit``), escaped specials (``\\%``) and accents (``\\"o``) are kept;
+      a backslash before anything else is a markdown escape (``\\*``) and is dropped;
+    * every brace ends up balanced (unpaired ones become ``\\textbraceleft{}`` and friends);
+    * whitespace runs (newlines included) become one space.
+    """
+    text = _one_line(clean_text(text))
+    out: list[str] = []
+    braces = _Braces(out, math=False)
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "$" or (ch == "\\" and text[i + 1 : i + 2] in ("(", "[")):
+            math = _find_math(text, i)
+            if math is not None:
+                opener, body, closer, end = math
+                out.append(opener + _math_body(body, closer) + closer)
+                i = end
+                continue
+            if ch == "$":
+                out.append(r"\$")
+                i += 1
+                continue
+            i += 1  # an unpaired \( or \[ is a markdown-escaped bracket: keep the bracket
+            continue
+        if ch == "\\":
+            nxt = text[i + 1] if i + 1 < n else ""
+            if not nxt:
+                out.append(r"\textbackslash{}")
+                i += 1
+            elif nxt in ("{", "}"):
+                (braces.open if nxt == "{" else braces.close)(True)
+                i += 2
+            elif nxt.isascii() and nxt.isalpha():
+                j = i + 1
+                while j < n and text[j].isascii() and text[j].isalpha():
+                    j += 1
+                out.append(text[i:j])
+                i = j
+            elif nxt in _VALID_AFTER_BACKSLASH:
+                out.append(text[i : i + 2])
+                i += 2
+            else:
+                i += 1  # markdown escape such as \* or \`: drop the backslash, keep the character
+            continue
+        if ch == "{":
+            braces.open(False)
+        elif ch == "}":
+            braces.close(False)
+        else:
+            out.append(_TEXT_SPECIALS.get(ch, ch))
+        i += 1
+    braces.finish()
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------ BibTeX
+
+_FOLD = str.maketrans(
+    {
+        "ß": "ss",
+        "æ": "ae",
+        "Æ": "AE",
+        "ø": "o",
+        "Ø": "O",
+        "œ": "oe",
+        "Œ": "OE",
+        "ł": "l",
+        "Ł": "L",
+        "đ": "d",
+        "Đ": "D",
+        "þ": "th",
+        "Þ": "Th",
+        "ð": "d",
+        "ı": "i",
+    }
+)
+_NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+
+
+def ascii_fold(text: str) -> str:
+    """Best-effort ASCII spelling: ``Schölkopf`` -> ``Scholkopf``; letters with no ASCII form vanish."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    return decomposed.encode("ascii", "ignore").decode("ascii")
+
+
+def _surname(name: str) -> str:
+    """The family name of ``"First Last"`` or ``"Last, First"``, folded to ``[a-z]``."""
+    if "," in name:
+        last = name.split(",", 1)[0]
+    else:
+        parts = [p for p in name.split() if p.lower() not in _NAME_SUFFIXES] or name.split()
+        last = parts[-1] if parts else ""
+    return re.sub(r"[^a-z]", "", ascii_fold(last).lower())
+
+
+def _short_id(paper_id: str) -> str:
+    """A short, key-safe form of a paper id: whole if short, else its first 8 characters."""
+    folded = re.sub(r"[^a-z0-9]", "", ascii_fold(paper_id).lower())
+    if not folded:
+        return hashlib.sha256(paper_id.encode("utf-8", "replace")).hexdigest()[:8]
+    return folded if len(folded) <= 12 else folded[:8]
+
+
+def citation_key(item: SavedItem) -> str:
+    """``surname_shortid`` (e.g. ``koirala_ab12cd34``); ``paper_`` when no author has a Latin name."""
+    surname = _surname(item.authors[0]) if item.authors else ""
+    return f"{surname or 'paper'}_{_short_id(item.paper_id)}"
+
+
+def citation_keys(items: Sequence[SavedItem]) -> dict[str, str]:
+    """Paper id -> key, unique within the set (a clash gets ``_2``, ``_3``... in item order)."""
+    keys: dict[str, str] = {}
+    used: set[str] = set()
+    for item in items:
+        if item.paper_id in keys:
+            continue
+        base = key = citation_key(item)
+        suffix = 2
+        while key in used:
+            key = f"{base}_{suffix}"
+            suffix += 1
+        used.add(key)
+        keys[item.paper_id] = key
+    return keys
+
+
+def _bib_name(name: str) -> str:
+    """One author for the ``author`` field; braced when BibTeX would split or reorder it."""
+    escaped = latex_escape(name)
+    if re.search(r"\band\b", escaped, flags=re.IGNORECASE) or "," in escaped:
+        return "{" + escaped + "}"
+    return escaped
+
+
+def _bib_authors(item: SavedItem) -> str:
+    names = [_bib_name(a) for a in item.authors if a.strip()]
+    if item.et_al:
+        names.append("others")
+    return " and ".join(names)
+
+
+def _bib_url(url: str) -> str:
+    """URLs are verbatim for biblatex; only what would break the field (braces, space, ``\\``) is encoded."""
+    table = {"{": "%7B", "}": "%7D", "\\": "%5C"}
+    return "".join(table.get(ch, "%20" if ch.isspace() else ch) for ch in url.strip())
+
+
+def _bib_entry(item: SavedItem, key: str, lists: Sequence[str]) -> str:
+    fields: list[tuple[str, str]] = [("title", "{" + latex_escape(item.title) + "}")]
+    authors = _bib_authors(item)
+    if authors:
+        fields.append(("author", authors))
+    if item.area:
+        fields.append(("note", latex_escape(item.area)))
+    if item.abstract:
+        fields.append(("abstract", latex_escape(item.abstract)))
+    if item.url:
+        fields.append(("url", _bib_url(item.url)))
+    if item.note:
+        fields.append(("annote", latex_escape(item.note)))
+    fields.append(("keywords", latex_escape(", ".join(lists))))
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+    return f"@misc{{{key},\n{body}\n}}\n"
+
+
+def to_bibtex(items: Sequence[SavedItem], *, exported_at: datetime | None = None) -> str:
+    """One ``@misc`` entry per distinct paper, grouped by list (``@comment`` headers between groups).
+
+    A paper saved in several lists appears once, under its first list, with every list in
+    ``keywords``: a bibliography must not cite the same work twice. The user's note goes to ``annote``.
+    """
+    when = _iso(exported_at or datetime.now(UTC))
+    keys = citation_keys(items)
+    lists_of: dict[str, list[str]] = {}
+    for item in items:
+        names = lists_of.setdefault(item.paper_id, [])
+        if item.list_name not in names:
+            names.append(item.list_name)
+    groups = group_by_list(items)
+    parts = [f"@comment{{Exported by paperbot on {when}: {_count(len(keys), 'paper')}}}\n"]
+    emitted: set[str] = set()
+    for name, group in groups:
+        fresh = [item for item in group if item.paper_id not in emitted]
+        if not fresh:
+            continue  # every paper of this list was already cited under an earlier list
+        if len(groups) > 1:
+            parts.append(f"@comment{{list: {latex_escape(name)}}}\n")
+        for item in fresh:
+            emitted.add(item.paper_id)
+            parts.append(_bib_entry(item, keys[item.paper_id], lists_of[item.paper_id]))
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------- Markdown
+
+
+def _md_heading(text: str) -> str:
+    """List names are letters, digits, spaces, ``-`` and ``_``; only ``_`` means something in markdown."""
+    return text.replace("_", "\\_")
+
+
+def _md_code(text: str) -> str:
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def _md_authors(item: SavedItem) -> str:
+    names = ", ".join(item.authors) if item.authors else "Unknown authors"
+    return names + (" et al." if item.et_al else "")
+
+
+def to_markdown(
+    items: Sequence[SavedItem],
+    *,
+    lists: Sequence[ListInfo] | None = None,
+    exported_at: datetime | None = None,
+) -> str:
+    """A numbered list per list: bold title, authors, area, id, link, the note as a quote."""
+    groups = group_by_list(items, lists)
+    when = (exported_at or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    title = _md_heading(groups[0][0]) if len(groups) == 1 else "Saved papers"
+    lines = [f"# {title}", "", f"_Exported by paperbot on {when}: {_count(len(items), 'saved paper')}._", ""]
+    for name, group in groups:
+        if len(groups) > 1:
+            lines += [f"## {_md_heading(name)} ({len(group)})", ""]
+        if not group:
+            lines += ["_(empty)_", ""]
+            continue
+        for number, item in enumerate(group, 1):
+            lines.append(f"{number}. **{_one_line(item.title)}**")
+            lines.append(f"   {_one_line(_md_authors(item))}")
+            details = [_one_line(item.area)] if item.area else []
+            details.append(_md_code(item.paper_id))
+            details.append(f"saved {item.saved_at.astimezone(UTC):%Y-%m-%d}")
+            if not item.in_corpus:
+                details.append("*no longer in the corpus*")
+            lines.append("   " + " · ".join(details))
+            if item.url:
+                lines.append(f"   <{item.url.strip()}>")
+            if item.note:
+                lines.extend(f"   > {line}".rstrip() for line in item.note.splitlines())
+            lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# -------------------------------------------------------------------------------------------- JSON
+
+
+def _item_json(item: SavedItem) -> dict[str, Any]:
+    return {
+        "id": item.paper_id,
+        "title": item.title,
+        "authors": list(item.authors),
+        "et_al": item.et_al,
+        "area": item.area,
+        "abstract": item.abstract,
+        "url": item.url,
+        "note": item.note,
+        "saved_at": _iso(item.saved_at),
+        "in_corpus": item.in_corpus,
+    }
+
+
+def to_json(
+    items: Sequence[SavedItem],
+    *,
+    lists: Sequence[ListInfo] | None = None,
+    exported_at: datetime | None = None,
+) -> str:
+    """The full records, grouped by list; :func:`parse_json` (``Store.import_json``) reads it back."""
+    created = {info.name: info.created_at for info in lists or ()}
+    document = {
+        "format": JSON_FORMAT,
+        "version": JSON_VERSION,
+        "exported_at": _iso(exported_at or datetime.now(UTC)),
+        "lists": [
+            {"name": name, "created_at": _iso(created.get(name)), "items": [_item_json(i) for i in group]}
+            for name, group in group_by_list(items, lists)
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedItem:
+    """One validated record of an import file."""
+
+    paper_id: str
+    title: str
+    authors: tuple[str, ...]
+    et_al: bool
+    area: str
+    abstract: str
+    url: str | None
+    note: str
+    saved_at: datetime | None
+    in_corpus: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedList:
+    """A list of an import file (``name`` None: a bare array of items, list chosen by the caller)."""
+
+    name: str | None
+    created_at: datetime | None
+    items: tuple[ImportedItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedImport:
+    """The lists of an import file, and one message per record that had to be skipped."""
+
+    lists: tuple[ImportedList, ...]
+    errors: tuple[str, ...]
+
+
+def _parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _text_field(record: dict[str, Any], name: str, limit: int, *, required: bool = False) -> str:
+    value = record.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ValueError(f"“{name}” must be {'non-empty ' if required else ''}text")
+    value = clean_text(value)
+    if len(value) > limit:
+        raise ValueError(f"“{name}” is longer than {limit} characters")
+    return value
+
+
+def _parse_item(record: object, *, note_max: int, id_max: int) -> ImportedItem:
+    if not isinstance(record, dict):
+        raise ValueError("not an object")
+    if "id" not in record and "paper_id" in record:
+        record = {**record, "id": record["paper_id"]}
+    paper_id = _text_field(record, "id", id_max, required=True).strip()
+    if any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in paper_id):
+        raise ValueError("“id” contains spaces or control characters")
+    authors = record.get("authors", [])
+    if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
+        raise ValueError("“authors” must be a list of names")
+    if len(authors) > AUTHORS_MAX or any(len(a) > AUTHOR_MAX for a in authors):
+        raise ValueError("“authors” is too long")
+    url = record.get("url")
+    if url is not None and (not isinstance(url, str) or len(url) > URL_MAX):
+        raise ValueError(f"“url” must be text of at most {URL_MAX} characters")
+    note = _text_field(record, "note", 100 * note_max).strip()
+    if len(note) > note_max:
+        raise ValueError(f"the note is longer than {note_max} characters")
+    return ImportedItem(
+        paper_id=paper_id,
+        title=_text_field(record, "title", TITLE_MAX, required=True),
+        authors=tuple(clean_text(a) for a in authors),
+        et_al=bool(record.get("et_al", False)),
+        area=_text_field(record, "area", AREA_MAX),
+        abstract=_text_field(record, "abstract", ABSTRACT_MAX),
+        url=(clean_text(url).strip() or None) if url else None,
+        note=note,
+        saved_at=_parse_time(record.get("saved_at")),
+        in_corpus=bool(record.get("in_corpus", True)),
+    )
+
+
+def parse_json(data: str, *, note_max: int, id_max: int) -> ParsedImport:
+    """Validate an export made by :func:`to_json` (or a bare JSON array of item objects).
+
+    Raises:
+        ValueError: The document as a whole is unusable (message fit for a user). Problems with
+            single records are returned in :attr:`ParsedImport.errors` instead.
+    """
+    try:
+        document = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"The file is not valid JSON (line {exc.lineno}, column {exc.colno}).") from exc
+    except RecursionError as exc:
+        raise ValueError("The file is nested too deeply to be a paperbot export.") from exc
+    if isinstance(document, list):
+        raw_lists: list[Any] = [{"name": None, "items": document}]
+    elif isinstance(document, dict):
+        if document.get("format", JSON_FORMAT) != JSON_FORMAT:
+            raise ValueError("The file is not a paperbot export.")
+        version = document.get("version", JSON_VERSION)
+        if not isinstance(version, int) or isinstance(version, bool) or version > JSON_VERSION:
+            raise ValueError(f"The file was written by a newer paperbot (format version {version}).")
+        raw_lists = document.get("lists")  # type: ignore[assignment]
+        if not isinstance(raw_lists, list):
+            raise ValueError("The file has no “lists” array, so it is not a paperbot export.")
+    else:
+        raise ValueError("The file is not a paperbot export (expected a JSON object or array).")
+
+    errors: list[str] = []
+    lists: list[ImportedList] = []
+    for list_number, raw in enumerate(raw_lists, 1):
+        if not isinstance(raw, dict) or not isinstance(raw.get("items", []), list):
+            errors.append(f"list {list_number}: not a list object")
+            continue
+        name = raw.get("name")
+        if name is not None and not isinstance(name, str):
+            errors.append(f"list {list_number}: its name is not text")
+            continue
+        items: list[ImportedItem] = []
+        for item_number, record in enumerate(raw.get("items", []), 1):
+            try:
+                items.append(_parse_item(record, note_max=note_max, id_max=id_max))
+            except ValueError as exc:
+                where = f"list “{name}”, item {item_number}" if name else f"item {item_number}"
+                errors.append(f"{where}: {exc}")
+        lists.append(
+            ImportedList(name=name, created_at=_parse_time(raw.get("created_at")), items=tuple(items))
+        )
+    if len(errors) > ERRORS_MAX:
+        errors = [*errors[:ERRORS_MAX], f"… and {len(errors) - ERRORS_MAX} more problems"]
+    return ParsedImport(lists=tuple(lists), errors=tuple(errors))
