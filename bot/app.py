@@ -1,0 +1,207 @@
+"""The Discord bot: :class:`PaperBot` (all start-up work in ``setup_hook``) and :func:`run_bot`.
+
+Attributes the cogs use: ``bot.settings``, ``bot.store`` (:class:`bot.store.Store`), ``bot.engine``
+(:class:`bot.engine.Engine`), ``bot.started_at`` (aware UTC datetime), ``bot.cooldowns`` (shared
+per-user limit) and ``await bot.is_admin(user)``.
+
+Tests and the console start the same bot offline: see :mod:`bot.offline`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import importlib.util
+import logging
+import signal
+from collections.abc import Sequence
+from typing import Any
+
+import aiohttp
+import discord
+from discord.ext import commands
+
+from bot.cooldown import UserCooldowns
+from bot.engine import Engine
+from bot.errors import on_tree_error
+from bot.i18n import PaperTranslator
+from bot.settings import Settings, SettingsError
+from retrieval.errors import RetrievalError
+
+log = logging.getLogger(__name__)
+
+CORE_EXTENSIONS: tuple[str, ...] = ("bot.cogs.search", "bot.cogs.ask")
+# Written by another engineer; loaded when present so the core never waits for them.
+OPTIONAL_EXTENSIONS: tuple[str, ...] = ("bot.cogs.library", "bot.cogs.admin")
+
+
+class StartupError(Exception):
+    """The bot cannot start (database or corpus); ``str()`` is one line fit for the terminal."""
+
+
+def default_intents() -> discord.Intents:
+    """Non-privileged intents only: mentions carry their text without the message_content intent."""
+    intents = discord.Intents.none()
+    intents.guilds = True
+    intents.guild_messages = True
+    intents.dm_messages = True
+    return intents
+
+
+class PaperBot(commands.Bot):
+    """The paper bot. Construct with settings; ``login`` runs :meth:`setup_hook`, which does all the work."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        http_trace: aiohttp.TraceConfig | None = None,
+        extensions: Sequence[str] | None = None,
+        sync_commands: bool = True,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            # Slash commands only; the mention prefix is never processed (see on_message below).
+            command_prefix=commands.when_mentioned,
+            help_command=None,
+            intents=default_intents(),
+            # Abstracts and queries are untrusted text: nothing we send may ever ping anyone.
+            allowed_mentions=discord.AllowedMentions.none(),
+            http_trace=http_trace,
+            **options,
+        )
+        self.settings = settings
+        self.store: Any = None  # bot.store.Store once setup_hook ran
+        self.engine: Engine | None = None
+        self.started_at = dt.datetime.now(dt.UTC)
+        self.cooldowns = UserCooldowns(settings.cooldown_rate, settings.cooldown_per)
+        self.extension_names: tuple[str, ...] = (
+            tuple(extensions)
+            if extensions is not None
+            else (CORE_EXTENSIONS + tuple(name for name in OPTIONAL_EXTENSIONS if _module_exists(name)))
+        )
+        self.sync_commands = sync_commands
+        self.synced: list[discord.app_commands.AppCommand] = []
+        self._closed_store = False
+
+    async def setup_hook(self) -> None:
+        """Open the store and the index, reconcile them, load the cogs, translate, sync to DEV_GUILD_ID."""
+        from bot.store import Store, StoreError
+
+        settings = self.settings
+        try:
+            settings.database_path.parent.mkdir(parents=True, exist_ok=True)
+            self.store = await Store.open(
+                settings.database_path,
+                max_saved_per_user=settings.max_saved_per_user,
+                max_lists_per_user=settings.max_lists_per_user,
+            )
+        except (StoreError, OSError) as exc:
+            raise StartupError(f"cannot open the database {settings.database_path}: {exc}") from None
+        try:
+            self.engine = await Engine.load(settings, store=self.store)
+        except (RetrievalError, OSError, ValueError) as exc:
+            raise StartupError(f"cannot load the corpus {settings.corpus_path}: {exc}") from None
+        result = await self.store.reconcile(self.engine.index.papers)
+        log.info("saved lists reconciled with the corpus: %s", result)
+
+        self.tree.error(on_tree_error)
+        await self.tree.set_translator(PaperTranslator())
+        for name in self.extension_names:
+            await self.load_extension(name)
+        log.info("loaded extensions: %s", ", ".join(self.extension_names))
+
+        if self.sync_commands and settings.dev_guild_id is not None:
+            # Guild commands update instantly; global sync is an explicit /admin sync, never automatic.
+            guild = discord.Object(id=settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            self.synced = await self.tree.sync(guild=guild)
+            log.info(
+                "synced %d commands to the development guild %s", len(self.synced), settings.dev_guild_id
+            )
+
+    async def on_message(self, message: discord.Message, /) -> None:
+        """No prefix commands: mention chat is a listener in the ask cog."""
+        return
+
+    async def on_ready(self) -> None:
+        """Only a log line: start-up work lives in setup_hook because on_ready fires on every resume."""
+        log.info(
+            "connected as %s (%s) to %d guild(s)", self.user, self.user and self.user.id, len(self.guilds)
+        )
+
+    async def is_admin(self, user: discord.abc.User) -> bool:
+        """True for ADMIN_USER_IDS and the application's owner (or team members)."""
+        if user.id in self.settings.admin_user_ids:
+            return True
+        return await self.is_owner(user)
+
+    async def close(self) -> None:
+        """Close the gateway/HTTP session, then the database (once)."""
+        try:
+            await super().close()
+        finally:
+            if self.store is not None and not self._closed_store:
+                self._closed_store = True
+                await self.store.close()
+                log.info("database closed")
+
+
+def _module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+async def serve(settings: Settings, *, stop: asyncio.Event | None = None, **bot_options: Any) -> int:
+    """Run the bot until it stops or ``stop`` is set (SIGTERM/SIGINT set it); return an exit code."""
+    token = settings.require_token()
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    installed: list[int] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop.set)
+            installed.append(signum)
+    bot = PaperBot(settings, **bot_options)
+    try:
+        async with bot:
+            runner = asyncio.create_task(bot.start(token), name="paperbot-runner")
+            stopper = asyncio.create_task(stop.wait(), name="paperbot-stop")
+            await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if not runner.done():
+                log.info("shutting down")
+                await bot.close()
+            stopper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await runner  # re-raises a start-up error
+    except StartupError as exc:
+        log.critical("paperbot cannot start: %s", exc)
+        return 2
+    except discord.LoginFailure:
+        log.critical(
+            "paperbot cannot start: Discord rejected DISCORD_TOKEN (reset it in the developer portal)"
+        )
+        return 2
+    except discord.PrivilegedIntentsRequired:  # pragma: no cover - we ask for none
+        log.critical("paperbot cannot start: Discord refused the intents")
+        return 2
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+    return 0
+
+
+def run_bot(settings: Settings, **bot_options: Any) -> int:
+    """Run the Discord bot until SIGTERM/SIGINT; 0 on a clean stop, 2 on a start-up problem."""
+    try:
+        settings.require_token()
+    except SettingsError as exc:
+        log.critical("paperbot cannot start: %s", exc)
+        return 2
+    try:
+        return asyncio.run(serve(settings, **bot_options))
+    except KeyboardInterrupt:  # a second Ctrl-C during shutdown
+        return 130

@@ -1,0 +1,218 @@
+"""The serving index and its atomic replacement.
+
+``bot.engine`` is the only way cogs reach retrieval::
+
+    results = bot.engine.search("sparse autoencoders", k=5, offset=0, area=None)   # sync, milliseconds
+    report = await bot.engine.reindex(progress=on_progress)   # builds off the loop, swaps atomically
+
+Reads are plain method calls on the current :class:`~retrieval.index.Index` (immutable, fast), so they
+run on the event loop. Building is slow, so :meth:`Engine.reindex` runs it in a worker thread; the new
+index replaces the old one with a single attribute assignment, and a search that already holds the old
+object finishes on it. A failed build leaves the old index serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.errors import ReindexFailed, ReindexInProgress
+from retrieval.errors import RetrievalError, UnknownPaperError
+from retrieval.index import Index, open_index
+from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
+    from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], Awaitable[None] | None]
+
+
+class Engine:
+    """Holds the serving index; cogs call its thin read wrappers and admins call :meth:`reindex`."""
+
+    def __init__(
+        self, settings: Settings, index: Index, report: IngestReport, *, store: Store | None = None
+    ) -> None:
+        self.settings = settings
+        self.index = index
+        self.report = report
+        self.store = store
+        self.corpus_path: Path = Path(settings.corpus_path)
+        self.loaded_at = time.time()
+        self._areas: list[tuple[str, int]] = index.areas()
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def load(cls, settings: Settings, *, store: Store | None = None) -> Engine:
+        """Open (build or load from cache) the corpus index in a worker thread.
+
+        Raises:
+            CorpusError: The corpus cannot be read at all.
+        """
+        index, report = await asyncio.to_thread(
+            open_index, settings.corpus_path, settings.bm25, cache_dir=settings.index_cache_dir
+        )
+        log.info(
+            "index ready: %d papers from %d file(s) (%s, %.2f s)",
+            len(index),
+            len(report.files),
+            "cache" if report.from_cache else "built",
+            report.build_seconds,
+        )
+        return cls(settings, index, report, store=store)
+
+    # -- state -------------------------------------------------------------------------------------
+
+    @property
+    def areas(self) -> list[tuple[str, int]]:
+        """``(area, paper count)`` of the serving index, most common first."""
+        return self._areas
+
+    @property
+    def reindexing(self) -> bool:
+        """True while a reindex is running."""
+        return self._lock.locked()
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    # -- reads (fast, on the loop) --------------------------------------------------------------
+
+    def search(
+        self, query: str, k: int = 5, *, offset: int = 0, area: str | None = None, author: str | None = None
+    ) -> SearchResults:
+        """A page of ranked hits (raises QueryError / EmptyQueryError for a bad query)."""
+        return self.index.search(query, k, offset=offset, area=area or None, author=author or None)
+
+    def similar(self, paper_id: str, k: int = 5) -> list[Hit]:
+        """Papers most like ``paper_id`` (raises UnknownPaperError)."""
+        return self.index.similar(paper_id, k)
+
+    def answer(self, question: str, k: int = 4) -> Answer:
+        """An extractive answer to ``question``."""
+        return self.index.answer(question, k)
+
+    def get(self, paper_id: str) -> Paper | None:
+        """The paper with this id, or None."""
+        return self.index.get(paper_id)
+
+    def require(self, paper_id: str) -> Paper:
+        """The paper with this id (raises UnknownPaperError)."""
+        paper = self.index.get(paper_id.strip())
+        if paper is None:
+            raise UnknownPaperError(paper_id.strip())
+        return paper
+
+    def complete_areas(self, prefix: str, limit: int = 25) -> list[str]:
+        """Areas starting with (or containing) ``prefix``, for autocomplete."""
+        return self.index.complete_areas(prefix, limit)
+
+    def complete_ids(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
+        """``(id, title)`` pairs matching ``prefix``, for autocomplete."""
+        return self.index.complete_ids(prefix, limit)
+
+    def nearest_areas(self, text: str, n: int = 3) -> list[str]:
+        """The areas whose names are closest to ``text`` (for 'did you mean')."""
+        return list(self.index.nearest_areas(text, n))
+
+    # -- reindex --------------------------------------------------------------------------------
+
+    async def reindex(self, path: str | Path | None = None, progress: Progress | None = None) -> IngestReport:
+        """Rebuild from ``path`` (default: the current corpus) off the loop, then swap atomically.
+
+        ``progress(stage, done, total)`` is called on the event loop (never from the worker thread), may
+        be a coroutine function, and sees only the latest update when it falls behind.
+
+        Raises:
+            ReindexInProgress: Another reindex is running.
+            ReindexFailed: The build failed; the old index keeps serving. ``str()`` gives the reason.
+        """
+        if self._lock.locked():
+            raise ReindexInProgress()
+        async with self._lock:
+            corpus = Path(path).expanduser() if path is not None else self.corpus_path
+            loop = asyncio.get_running_loop()
+            relay = _ProgressRelay(loop, progress) if progress is not None else None
+            previous = self.index
+            started = time.perf_counter()
+            try:
+                index, report = await asyncio.to_thread(
+                    open_index,
+                    corpus,
+                    self.settings.bm25,
+                    cache_dir=self.settings.index_cache_dir,
+                    previous=previous,
+                    progress=relay.from_thread if relay is not None else None,
+                )
+            except (RetrievalError, OSError, ValueError) as exc:
+                log.warning("reindex of %s failed, keeping the old index: %s", corpus, exc)
+                raise ReindexFailed(f"Reindex failed, the previous index is still serving: {exc}") from exc
+            finally:
+                if relay is not None:
+                    await relay.drain()
+            areas = index.areas()
+            # The swap: one assignment each. Readers that already hold ``previous`` finish on it.
+            self.index, self.report, self._areas = index, report, areas
+            self.corpus_path = corpus
+            self.loaded_at = time.time()
+            log.info(
+                "reindexed %s: %d papers (+%d −%d) in %.2f s",
+                corpus,
+                report.papers,
+                len(report.added),
+                len(report.removed),
+                time.perf_counter() - started,
+            )
+            if self.store is not None:
+                result = await self.store.reconcile(index.papers)
+                log.info("saved lists reconciled with the new corpus: %s", result)
+            return report
+
+
+class _ProgressRelay:
+    """Carries progress calls from the worker thread to the loop, keeping only the latest one."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, callback: Progress) -> None:
+        self.loop = loop
+        self.callback = callback
+        self.latest: tuple[str, int, int] | None = None
+        self.wakeup = asyncio.Event()
+        self.done = False
+        self.task = loop.create_task(self._run(), name="paperbot-reindex-progress")
+
+    def from_thread(self, stage: str, done: int, total: int) -> None:
+        self.loop.call_soon_threadsafe(self._push, (stage, done, total))
+
+    def _push(self, item: tuple[str, int, int]) -> None:
+        self.latest = item
+        self.wakeup.set()
+
+    async def _run(self) -> None:
+        while True:
+            await self.wakeup.wait()
+            self.wakeup.clear()
+            item, self.latest = self.latest, None
+            if item is not None:
+                try:
+                    result: Any = self.callback(*item)
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception:  # a broken progress display must not break the reindex
+                    log.exception("progress callback failed")
+            if self.done and self.latest is None:
+                return
+
+    async def drain(self) -> None:
+        # Let the calls already queued by the thread land before the last update is delivered.
+        await asyncio.sleep(0)
+        self.done = True
+        self.wakeup.set()
+        await self.task

@@ -1,0 +1,155 @@
+"""User-facing error types and the one app-command tree error handler.
+
+Cogs raise :class:`UserFacingError` (or any known library error: ``QueryError``, ``StoreError``,
+``UnknownPaperError``, cooldowns, check failures, :class:`ReindexInProgress`) and let it propagate;
+:func:`on_tree_error` turns it into a short ephemeral message. Anything else is logged with a short
+error id that the user is shown, so a report can be matched to the log line.
+
+Use ``bot.tree.on_error = on_tree_error`` (PaperBot does this) and :func:`send_error` to answer an
+interaction whether or not it was already responded to or deferred.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+import discord
+from discord import app_commands
+
+from retrieval.errors import QueryError, RetrievalError, UnknownPaperError
+
+log = logging.getLogger(__name__)
+
+try:  # bot/store.py is written concurrently; until it lands no StoreError can be raised anyway.
+    from bot.store import StoreError
+except ImportError:  # pragma: no cover - only while store.py is missing
+
+    class StoreError(Exception):  # type: ignore[no-redef]
+        """Placeholder until bot.store exists."""
+
+
+class UserFacingError(Exception):
+    """An error whose ``str()`` is a sentence fit to show the user as is (ephemeral)."""
+
+
+class ReindexInProgress(UserFacingError):
+    """A reindex was requested while another one is still running."""
+
+    def __init__(
+        self, message: str = "A reindex is already running; try again when it has finished."
+    ) -> None:
+        super().__init__(message)
+
+
+class ReindexFailed(UserFacingError):
+    """A reindex failed; the previous index keeps serving. ``str()`` gives the reason."""
+
+
+class NotAdmin(app_commands.CheckFailure):
+    """The user is not in ADMIN_USER_IDS and does not own the application."""
+
+    def __init__(self) -> None:
+        super().__init__("Only the bot's administrators can use this command.")
+
+
+def new_error_id() -> str:
+    """A short random id (8 hex characters) that ties a user's report to a log line."""
+    return secrets.token_hex(4)
+
+
+def describe_query_error(exc: QueryError, query: str | None = None) -> str:
+    """The query error's message, plus the query with the offending position marked (when known)."""
+    message = exc.message or str(exc)
+    if query is None or exc.position is None or not 0 <= exc.position <= len(query):
+        return message
+    shown = query[:200]
+    pos = min(exc.position, len(shown))
+    marked = f"{shown[:pos]}⟦here⟧{shown[pos:]}"
+    # Inline code would break on backticks in the query; keep the marker readable in plain text.
+    return f"{message}\n> {discord.utils.escape_markdown(marked)}"
+
+
+def user_message(error: BaseException, *, query: str | None = None) -> str | None:
+    """The ephemeral sentence for a known error, or ``None`` when the error is unexpected."""
+    if isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError):
+        inner = error.__cause__ if isinstance(error, app_commands.TransformerError) else error.original
+        if inner is not None and inner is not error:
+            return user_message(inner, query=query)
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return f"You're going a bit fast: try again in {max(1, round(error.retry_after))} s."
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return "This command only works in a server."
+    if isinstance(error, app_commands.MissingPermissions | app_commands.BotMissingPermissions):
+        return str(error)
+    if isinstance(error, app_commands.CheckFailure):
+        text = str(error)
+        return text if text and "check functions" not in text else "You can't use this command here."
+    if isinstance(error, QueryError):
+        return describe_query_error(error, query)
+    if isinstance(error, UnknownPaperError):
+        return f"There is no paper with id `{error.paper_id}` — try /search."
+    if isinstance(error, UserFacingError | StoreError | RetrievalError):
+        return str(error)
+    return None
+
+
+async def send_error(interaction: discord.Interaction, message: str) -> None:
+    """Tell the user ``message`` ephemerally, whatever state the interaction is in."""
+    message = message[:2000]
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(message, ephemeral=True)
+        else:
+            await interaction.response.send_message(message, ephemeral=True)
+    except discord.HTTPException:
+        # The interaction token may have expired (15 min); there is nobody left to tell.
+        log.warning("could not deliver an error message for interaction %s", interaction.id)
+
+
+async def report_unexpected(interaction: discord.Interaction, error: BaseException, where: str) -> str:
+    """Log an unexpected error with a fresh id, show the id to the user, and return it."""
+    error_id = new_error_id()
+    original = getattr(error, "original", error)
+    log.error(
+        "unexpected error %s in %s (user %s): %r",
+        error_id,
+        where,
+        interaction.user.id if interaction.user else "?",
+        original,
+        exc_info=(type(original), original, original.__traceback__),
+    )
+    await send_error(
+        interaction,
+        f"Something went wrong on our side (error id `{error_id}`). "
+        "It has been logged; mention the id if you report it.",
+    )
+    return error_id
+
+
+async def handle_interaction_error(
+    interaction: discord.Interaction, error: BaseException, *, where: str, query: str | None = None
+) -> None:
+    """Answer a known error with its sentence, or report an unexpected one with an error id.
+
+    Views and modals call this from their ``on_error``; the tree calls it through :func:`on_tree_error`.
+    """
+    text = user_message(error, query=query)
+    if text is not None:
+        await send_error(interaction, text)
+    else:
+        await report_unexpected(interaction, error, where)
+
+
+async def on_tree_error(interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+    """The CommandTree error handler: known errors → short ephemeral text, the rest → an error id."""
+    command = interaction.command
+    where = f"/{command.qualified_name}" if command is not None else "an app command"
+    query = None
+    if interaction.namespace is not None:
+        query = getattr(interaction.namespace, "query", None) or getattr(
+            interaction.namespace, "question", None
+        )
+    await handle_interaction_error(
+        interaction, error, where=where, query=query if isinstance(query, str) else None
+    )
