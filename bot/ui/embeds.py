@@ -1,0 +1,285 @@
+"""Embed builders and the truncation helpers every outgoing message goes through.
+
+Discord rejects a message whose embeds break a limit, so nothing is sent raw: build embeds with the
+helpers here and pass the final list through :func:`fit_embeds` (the builders already do), and message
+content through :func:`fit_content`. Long author lists and abstracts are shortened, never rejected.
+
+Usage (in a cog)::
+
+    embeds = embeds.search_page(results, page=0, pages=3)      # list[discord.Embed], already fitted
+    await interaction.response.send_message(embeds.fit_content(header), embeds=embeds)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import discord
+
+from retrieval.models import Answer, Hit, Paper, SearchResults
+
+# Discord's documented limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
+CONTENT_LIMIT = 2000
+EMBEDS_PER_MESSAGE = 10
+EMBED_TOTAL = 6000
+TITLE_LIMIT = 256
+DESCRIPTION_LIMIT = 4096
+FIELDS_PER_EMBED = 25
+FIELD_NAME_LIMIT = 256
+FIELD_VALUE_LIMIT = 1024
+FOOTER_LIMIT = 2048
+AUTHOR_NAME_LIMIT = 256
+LABEL_LIMIT = 80  # button labels (select option labels/values/descriptions allow 100)
+OPTION_LIMIT = 100
+OPTIONS_PER_SELECT = 25
+CUSTOM_ID_LIMIT = 100
+
+ELLIPSIS = "…"
+BRAND = discord.Colour.from_rgb(88, 101, 242)
+EMPTY = "—"
+
+
+def truncate(text: str, limit: int, *, placeholder: str = ELLIPSIS) -> str:
+    """``text`` cut to at most ``limit`` characters, at a word boundary when one is near, with ``…``."""
+    text = text or ""
+    if len(text) <= limit:
+        return text
+    if limit <= len(placeholder):
+        return text[:limit]
+    cut = text[: limit - len(placeholder)]
+    space = cut.rfind(" ")
+    if space >= len(cut) * 0.8:  # don't throw away a fifth of the room to end on a word
+        cut = cut[:space]
+    # An odd number of ** would leave the rest of the message bold.
+    if cut.count("**") % 2:
+        cut = cut[: cut.rfind("**")]
+    return cut.rstrip() + placeholder
+
+
+def fit_content(text: str | None) -> str | None:
+    """Message content within 2000 characters (``None`` stays ``None``)."""
+    return None if text is None else truncate(text, CONTENT_LIMIT)
+
+
+def label(text: str, limit: int = OPTION_LIMIT) -> str:
+    """A select option label/value/description or button label: one line, non-empty, within limits."""
+    one_line = " ".join((text or "").split())
+    return truncate(one_line, limit) or EMPTY
+
+
+def plain(text: str) -> str:
+    """``text`` with markdown emphasis removed (for labels, which do not render markdown)."""
+    return re.sub(r"(\*\*|__|~~|`)", "", text or "")
+
+
+def shorten_authors(authors: Sequence[str], et_al: bool = False, *, keep: int = 3, limit: int = 200) -> str:
+    """``"A, B, C et al."`` — at most ``keep`` names, "et al." when more exist or the source truncated."""
+    names = [name for name in authors if name.strip()]
+    if not names:
+        return "Unknown authors" if not et_al else "et al."
+    shown = names[:keep]
+    text = ", ".join(shown)
+    if len(names) > keep or et_al:
+        text += " et al."
+    return truncate(text, limit)
+
+
+def _embed_length(embed: discord.Embed) -> int:
+    return len(embed)
+
+
+def clamp_embed(embed: discord.Embed) -> discord.Embed:
+    """Make one embed respect every per-part limit (in place) and drop empty fields; return it."""
+    if embed.title:
+        embed.title = truncate(embed.title, TITLE_LIMIT)
+    if embed.description:
+        embed.description = truncate(embed.description, DESCRIPTION_LIMIT)
+    if embed.author and embed.author.name:
+        embed.set_author(
+            name=truncate(embed.author.name, AUTHOR_NAME_LIMIT),
+            url=embed.author.url,
+            icon_url=embed.author.icon_url,
+        )
+    if embed.footer and embed.footer.text:
+        embed.set_footer(text=truncate(embed.footer.text, FOOTER_LIMIT), icon_url=embed.footer.icon_url)
+    fields = [
+        (truncate(f.name or "", FIELD_NAME_LIMIT), truncate(f.value or "", FIELD_VALUE_LIMIT), bool(f.inline))
+        for f in embed.fields
+    ]
+    embed.clear_fields()
+    for name, value, inline in fields[:FIELDS_PER_EMBED]:
+        if name.strip() and value.strip():  # Discord rejects empty names/values
+            embed.add_field(name=name, value=value, inline=inline)
+    return embed
+
+
+def fit_embeds(embeds: Iterable[discord.Embed], *, total: int = EMBED_TOTAL) -> list[discord.Embed]:
+    """At most 10 clamped embeds whose text adds up to at most ``total`` (6000) characters.
+
+    When over budget, the descriptions of the later embeds are shortened first; an embed that cannot
+    fit even with a short description is dropped (the earlier, more relevant ones are kept whole).
+    """
+    result = [clamp_embed(e) for e in list(embeds)[:EMBEDS_PER_MESSAGE]]
+    while result and sum(_embed_length(e) for e in result) > total:
+        excess = sum(_embed_length(e) for e in result) - total
+        for embed in reversed(result):
+            if embed.description and len(embed.description) > 20:
+                keep = max(20, len(embed.description) - excess)
+                embed.description = truncate(embed.description, keep)
+                break
+        else:
+            result.pop()
+            continue
+        if sum(_embed_length(e) for e in result) > total and all(
+            not e.description or len(e.description) <= 20 for e in result
+        ):
+            result.pop()
+    return result
+
+
+def display(text: str) -> str:
+    """Abstract/title text as Discord shows it (LaTeX converted to readable Unicode)."""
+    from retrieval.text import latex_to_display
+
+    return latex_to_display(text or "")
+
+
+def paper_title(paper: Paper) -> str:
+    """The paper's title, within the embed title limit."""
+    return truncate(paper.title or paper.id, TITLE_LIMIT)
+
+
+def hit_embed(hit: Hit, *, saved: bool = False) -> discord.Embed:
+    """One search result: linked title, snippet, authors, area, id and score."""
+    paper = hit.paper
+    title = f"{hit.rank}. {paper.title or paper.id}"
+    embed = discord.Embed(
+        title=truncate(title, TITLE_LIMIT),
+        url=paper.url or None,
+        description=truncate(hit.snippet or display(paper.abstract), 600),
+        colour=BRAND,
+    )
+    embed.add_field(
+        name="Authors", value=discord.utils.escape_markdown(shorten_authors(paper.authors, paper.et_al))
+    )
+    embed.add_field(name="Area", value=paper.area or EMPTY, inline=True)
+    embed.add_field(name="ID", value=f"`{paper.id}`", inline=True)
+    embed.add_field(name="Score", value=f"{hit.score:.2f}", inline=True)
+    if saved:
+        embed.set_footer(text="★ in your saved papers")
+    return embed
+
+
+def page_header(title: str, query: str, total: int, page: int, pages: int) -> str:
+    """The one-line header of a result page: what was asked, how many matched, which page."""
+    shown = truncate(" ".join(query.split()), 300)
+    noun = "paper" if total == 1 else "papers"
+    where = f"page {page + 1}/{max(pages, 1)}"
+    text = f"**{title}** “{discord.utils.escape_markdown(shown)}” — {total} {noun} · {where}"
+    return fit_content(text) or ""
+
+
+def hits_embeds(
+    hits: Sequence[Hit], saved_ids: frozenset[str] | set[str] = frozenset()
+) -> list[discord.Embed]:
+    """Embeds for a page of hits, fitted to the per-message limits."""
+    return fit_embeds(hit_embed(hit, saved=hit.paper.id in saved_ids) for hit in hits)
+
+
+def search_page(
+    results: SearchResults, saved_ids: frozenset[str] | set[str] = frozenset()
+) -> list[discord.Embed]:
+    """Embeds for one page of :class:`SearchResults`."""
+    return hits_embeds(results.hits, saved_ids)
+
+
+def split_text(text: str, limit: int) -> list[str]:
+    """Split ``text`` into chunks of at most ``limit`` characters at sentence or word boundaries."""
+    chunks: list[str] = []
+    rest = text.strip()
+    while len(rest) > limit:
+        window = rest[:limit]
+        cut = max(window.rfind(". "), window.rfind("\n"))
+        if cut < limit // 2:
+            cut = window.rfind(" ")
+        if cut < limit // 2:
+            cut = limit - 1
+        chunks.append(rest[: cut + 1].strip())
+        rest = rest[cut + 1 :].strip()
+    if rest:
+        chunks.append(rest)
+    return chunks
+
+
+def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
+    """The full paper: abstract (LaTeX converted) split across embeds within 4096/6000, plus metadata."""
+    meta = discord.Embed(title=paper_title(paper), url=paper.url or None, colour=BRAND)
+    authors = ", ".join(paper.authors) + (" et al." if paper.et_al else "")
+    meta.add_field(
+        name="Authors",
+        value=discord.utils.escape_markdown(truncate(authors or "Unknown authors", 1000)),
+        inline=False,
+    )
+    meta.add_field(name="Area", value=paper.area or EMPTY, inline=True)
+    meta.add_field(name="ID", value=f"`{paper.id}`", inline=True)
+    if paper.url:
+        meta.add_field(name="Link", value=truncate(paper.url, FIELD_VALUE_LIMIT), inline=True)
+    if saved:
+        meta.set_footer(text="★ in your saved papers")
+    # The metadata goes first and the abstract takes the rest of the 6000-character budget.
+    budget = EMBED_TOTAL - len(meta) - 50
+    abstract = truncate(display(paper.abstract), max(200, budget))
+    chunks = split_text(abstract, DESCRIPTION_LIMIT) or [EMPTY]
+    meta.description = chunks[0]
+    embeds = [meta] + [discord.Embed(description=chunk, colour=BRAND) for chunk in chunks[1:]]
+    return fit_embeds(embeds)
+
+
+def answer_embed(answer: Answer) -> discord.Embed:
+    """An extractive answer: quoted sentences with [n] citations, then the cited papers (id + title)."""
+    numbers: dict[str, int] = {}
+    for paper in answer.papers:
+        numbers.setdefault(paper.id, len(numbers) + 1)
+    lines = []
+    for sentence in answer.sentences:
+        n = numbers.setdefault(sentence.paper.id, len(numbers) + 1)
+        lines.append(f"> {truncate(display(sentence.text), 700)} [{n}]")
+    embed = discord.Embed(
+        title=truncate(f"Q: {' '.join(answer.question.split())}", TITLE_LIMIT),
+        description=truncate("\n".join(lines), 3000),
+        colour=BRAND,
+    )
+    by_id = {p.id: p for p in answer.papers}
+    for sentence in answer.sentences:
+        by_id.setdefault(sentence.paper.id, sentence.paper)
+    sources = [
+        f"[{n}] `{pid}` — {truncate(by_id[pid].title, 150)}"
+        for pid, n in sorted(numbers.items(), key=lambda kv: kv[1])
+    ]
+    # One field holds 1024 characters; spread the sources over as many fields as needed.
+    chunk: list[str] = []
+    for line in sources:
+        if sum(len(x) + 1 for x in chunk) + len(line) > FIELD_VALUE_LIMIT and chunk:
+            embed.add_field(
+                name="Sources" if not embed.fields else "Sources (cont.)",
+                value="\n".join(chunk),
+                inline=False,
+            )
+            chunk = []
+        chunk.append(line)
+    if chunk:
+        embed.add_field(
+            name="Sources" if not embed.fields else "Sources (cont.)", value="\n".join(chunk), inline=False
+        )
+    embed.set_footer(
+        text="Quoted from the abstracts; numbers cite the papers listed. Use /paper <id> to read one."
+    )
+    return fit_embeds([embed])[0]
+
+
+def notice(text: str, *, title: str | None = None) -> discord.Embed:
+    """A small informational embed (no results, help, confirmations)."""
+    return clamp_embed(
+        discord.Embed(title=title, description=truncate(text, DESCRIPTION_LIMIT), colour=BRAND)
+    )
