@@ -1,0 +1,249 @@
+"""The one tokenizer used for documents and queries alike.
+
+Pipeline per word: drop LaTeX commands (``\\textit``, ``\\epsilon``; their ``{argument}`` words stay),
+case-fold, strip accents, drop English stopwords, Snowball-stem (PyStemmer ``english``). A hyphenated
+word is indexed both joined and split (``flow-matching`` -> ``flowmatch flow match``) so that either
+spelling finds it; numbers and alphanumerics (``3d``, ``m3dt``, ``qwen3-30b-a3b``) are kept.
+
+Speed: every distinct surface word is analysed once and memoised (surface -> tokens), so tokenizing a
+document is one regex scan plus one dict look-up per word. Changing anything that alters the output
+must bump :data:`TOKENIZER_VERSION`, which is part of the index cache fingerprint.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import Stemmer
+
+__all__ = [
+    "STOPWORDS",
+    "TOKENIZER_VERSION",
+    "WordTokens",
+    "analyze_word",
+    "iter_words",
+    "phrase_tokens",
+    "stem",
+    "tokenize",
+]
+
+#: Bump whenever the output of :func:`tokenize` can change (it invalidates every index cache).
+TOKENIZER_VERSION = "2025.1-nltk-snowball-hyphen"
+
+#: NLTK's English stopword list (179 words), the most widely used "standard" list. Kept in code so the
+#: tokenizer has no data-file dependency.
+STOPWORDS: frozenset[str] = frozenset(
+    """
+    i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves
+    he him his himself she she's her hers herself it it's its itself they them their theirs themselves
+    what which who whom this that that'll these those am is are was were be been being have has had
+    having do does did doing a an the and but if or because as until while of at by for with about
+    against between into through during before after above below to from up down in out on off over
+    under again further then once here there when where why how all any both each few more most other
+    some such no nor not only own same so than too very s t can will just don don't should should've
+    now d ll m o re ve y ain aren aren't couldn couldn't didn didn't doesn doesn't hadn hadn't hasn
+    hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn needn't shan shan't shouldn
+    shouldn't wasn wasn't weren weren't won won't wouldn wouldn't
+    """.split()
+)
+
+# A LaTeX command such as \textit or \epsilon (its braces and argument are ordinary text).
+_LATEX_COMMAND = r"\\[A-Za-z]+"
+# A word: letters/digits (any script) with inner apostrophes, optionally joined by hyphens.
+# [^\W_] is "alphanumeric" in every script; the underscore separates (``\ell_p`` -> ``p``).
+_PART = r"[^\W_]+(?:'[^\W_]+)*"
+_WORD = rf"{_PART}(?:[-\u2010\u2011]{_PART})*"
+_WORD_RE = re.compile(_WORD)
+_LATEX_RE = re.compile(_LATEX_COMMAND)
+# For spans over the original text: LaTeX commands are matched (and skipped) so they never yield words.
+_SPAN_RE = re.compile(rf"({_LATEX_COMMAND})|{_WORD}")
+_HYPHEN_RE = re.compile(r"[-\u2010\u2011]")
+# Typographic apostrophes/hyphens folded to ASCII before matching, so the memo keys stay canonical.
+_FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+_stemmer = Stemmer.Stemmer("english")
+# PyStemmer objects keep internal state per call; serialise the (rare) cache misses.
+_stem_lock = threading.Lock()
+_STEM_CACHE: dict[str, str] = {}
+_WORD_CACHE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+# Bound the memo so a long-running bot fed arbitrary queries cannot grow it forever.
+_WORD_CACHE_MAX = 2_000_000
+
+
+def stem(word: str) -> str:
+    """Snowball-stem one already case-folded word (memoised).
+
+    Args:
+        word: A lowercase word without hyphens.
+
+    Returns:
+        Its English Snowball stem.
+    """
+    cached = _STEM_CACHE.get(word)
+    if cached is None:
+        with _stem_lock:
+            cached = _stemmer.stemWord(word)
+        if len(_STEM_CACHE) >= _WORD_CACHE_MAX:
+            _STEM_CACHE.clear()
+        _STEM_CACHE[word] = cached
+    return cached
+
+
+def _strip_accents(word: str) -> str:
+    if word.isascii():
+        return word
+    decomposed = unicodedata.normalize("NFKD", word)
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
+def analyze_word(surface: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Tokens of one surface word as matched by the word pattern (memoised).
+
+    Args:
+        surface: One word as matched in the text (any case; may contain inner hyphens/apostrophes).
+
+    Returns:
+        ``(index_tokens, phrase_tokens)``: the index tokens (joined form first for a hyphenated word,
+        then its parts) and the phrase tokens (the parts only, in order), stopwords removed.
+    """
+    cached = _WORD_CACHE.get(surface)
+    if cached is not None:
+        return cached
+    word = _strip_accents(surface.casefold())
+    parts = _HYPHEN_RE.split(word) if ("-" in word or "\u2010" in word or "\u2011" in word) else [word]
+    split = tuple(stem(p) for p in parts if p and p not in STOPWORDS)
+    if len(parts) > 1:
+        joined = "".join(parts)
+        index = ((stem(joined),) if joined not in STOPWORDS else ()) + split
+    else:
+        index = split
+    result = (index, split)
+    if len(_WORD_CACHE) >= _WORD_CACHE_MAX:
+        _WORD_CACHE.clear()
+    _WORD_CACHE[surface] = result
+    return result
+
+
+def _prepare(text: str) -> str:
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text).translate(_FOLD)
+    return text
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokenize a document or a query into index terms.
+
+    Args:
+        text: Any text (LaTeX and markdown allowed).
+
+    Returns:
+        The terms in order: lowercase, accent-free, stopwords removed, Snowball-stemmed, hyphenated
+        words both joined and split (``"Flow-Matching models"`` -> ``["flowmatch", "flow", "match",
+        "model"]``).
+    """
+    text = _prepare(text)
+    if "\\" in text:
+        text = _LATEX_RE.sub(" ", text)
+    out: list[str] = []
+    cache = _WORD_CACHE
+    for surface in _WORD_RE.findall(text):
+        tokens = cache.get(surface)
+        if tokens is None:
+            tokens = analyze_word(surface)
+        if tokens[0]:
+            out += tokens[0]
+    return out
+
+
+def phrase_tokens(text: str) -> list[str]:
+    """Tokens used for phrase matching: like :func:`tokenize` but hyphenated words only split.
+
+    ``"flow-matching"`` and ``"flow matching"`` both give ``["flow", "match"]``, so a quoted phrase
+    matches either spelling.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        The phrase tokens in order.
+    """
+    text = _prepare(text)
+    if "\\" in text:
+        text = _LATEX_RE.sub(" ", text)
+    out: list[str] = []
+    for surface in _WORD_RE.findall(text):
+        out += analyze_word(surface)[1]
+    return out
+
+
+def analyze_document(text: str) -> tuple[list[str], list[str]]:
+    """Both token streams of a document in one pass: ``(tokenize(text), phrase_tokens(text))``.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        The index tokens and the phrase tokens.
+    """
+    text = _prepare(text)
+    if "\\" in text:
+        text = _LATEX_RE.sub(" ", text)
+    index: list[str] = []
+    phrase: list[str] = []
+    cache = _WORD_CACHE
+    for surface in _WORD_RE.findall(text):
+        tokens = cache.get(surface)
+        if tokens is None:
+            tokens = analyze_word(surface)
+        if tokens[0]:
+            index += tokens[0]
+            phrase += tokens[1]
+    return index, phrase
+
+
+@dataclass(frozen=True, slots=True)
+class WordTokens:
+    """One word of a text with its character span in the original text and its tokens."""
+
+    start: int
+    end: int
+    surface: str
+    tokens: tuple[str, ...]
+    parts: tuple[tuple[int, int, tuple[str, ...]], ...]
+
+
+def iter_words(text: str) -> Iterator[WordTokens]:
+    """Words of ``text`` with spans into ``text`` itself (for highlighting and query parsing).
+
+    The concatenated ``tokens`` of all words equal :func:`tokenize` ``(text)``. ``parts`` gives, for a
+    hyphenated word, each part's span and its tokens (so one part can be bolded alone).
+
+    Args:
+        text: Any text.
+
+    Yields:
+        One :class:`WordTokens` per word that the tokenizer reads (stopwords included, with empty
+        tokens).
+    """
+    for match in _SPAN_RE.finditer(text):
+        if match.group(1) is not None:
+            continue
+        raw = match.group(0)
+        surface = _prepare(raw)
+        index, _ = analyze_word(surface)
+        start = match.start()
+        if _HYPHEN_RE.search(raw):
+            parts = []
+            pos = start
+            for piece in _HYPHEN_RE.split(raw):
+                piece_tokens = analyze_word(_prepare(piece))[1]
+                parts.append((pos, pos + len(piece), piece_tokens))
+                pos += len(piece) + 1
+            part_spans = tuple(parts)
+        else:
+            part_spans = ((start, match.end(), index),)
+        yield WordTokens(start, match.end(), surface.casefold(), index, part_spans)
