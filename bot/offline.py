@@ -287,8 +287,10 @@ class FakeDiscord:
     @staticmethod
     def _json(data: Any, status: int = 200) -> web.Response:
         # discord.py compares the header to "application/json" exactly; json_response adds a charset.
-        body = "" if data is None else json.dumps(data)
-        return web.Response(status=status, text=body, headers={"Content-Type": "application/json"})
+        body = b"" if data is None else json.dumps(data).encode()
+        response = web.Response(status=status, body=body)
+        response.headers["Content-Type"] = "application/json"
+        return response
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         if request.path.startswith("/attachments/"):

@@ -1,0 +1,182 @@
+"""/search, /paper, /similar and their controls, through the real discord.py path."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.models import Paper
+
+EPHEMERAL = 64
+
+
+def ids_of(exchange) -> list[str]:
+    return [
+        field["value"].strip("`")
+        for e in exchange.embeds
+        for field in e.get("fields", [])
+        if field["name"] == "ID"
+    ]
+
+
+async def test_search_replies_with_a_page_of_embeds(harness):
+    ex = await harness.run_command("search", {"query": "reinforcement learning"})
+    assert ex.callback_type == 4
+    assert ex.ephemeral
+    assert "reinforcement learning" in ex.content and "page 1/" in ex.content
+    expected = harness.bot.engine.search("reinforcement learning", harness.bot.settings.page_size)
+    assert ids_of(ex) == [h.paper.id for h in expected.hits]
+    assert f"{expected.total} papers" in ex.content
+    first = ex.embeds[0]
+    names = [f["name"] for f in first["fields"]]
+    assert names[:4] == ["Authors", "Area", "ID", "Score"]
+    labels = [c.get("label") or c.get("placeholder") for c in ex.components_flat()]
+    assert "◀ Previous" in labels and "Next ▶" in labels
+    assert any("Save a paper" in (x or "") for x in labels)
+    # allowed_mentions none on every message the bot sends
+    assert ex.callback.json["data"]["allowed_mentions"] == {"parse": []}
+
+
+async def test_search_public_is_not_ephemeral(harness):
+    ex = await harness.run_command("search", {"query": "reinforcement learning", "public": True})
+    assert ex.callback_type == 4
+    assert not ex.ephemeral
+
+
+async def test_paging_matches_retrieval_both_ways(harness):
+    engine = harness.bot.engine
+    ex = await harness.run_command("search", {"query": "learning", "limit": 3})
+    page1 = ids_of(ex)
+    nxt = await harness.click(ex.message, ex.custom_id(label="Next"))
+    assert nxt.callback_type == 7
+    assert ids_of(nxt) == [h.paper.id for h in engine.search("learning", 3, offset=3).hits]
+    assert "page 2/" in nxt.content
+    back = await harness.click(nxt.message, nxt.custom_id(label="Previous"))
+    assert ids_of(back) == page1
+    prev_button = next(c for c in back.components_flat() if c.get("label") == "◀ Previous")
+    assert prev_button.get("disabled") is True
+
+
+async def test_controls_refused_for_another_user(harness):
+    ex = await harness.run_command("search", {"query": "learning", "public": True})
+    other = await harness.click(ex.message, ex.custom_id(label="Next"), user=harness.bob)
+    assert other.callback_type == 4
+    assert other.ephemeral
+    assert "someone else's search" in other.content
+    assert harness.fake.messages[int(ex.message["id"])]["content"] == ex.content  # unchanged
+
+
+async def test_save_select_saves_to_default_list(harness):
+    ex = await harness.run_command("search", {"query": "reinforcement learning"})
+    paper_id = ids_of(ex)[1]
+    saved = await harness.select(ex.message, ex.custom_id(placeholder="Save"), [paper_id])
+    assert saved.callback_type == 4 and saved.ephemeral
+    assert "Saved" in saved.content and paper_id in saved.content
+    user_id = int(harness.alice["id"])
+    assert paper_id in await harness.bot.store.saved_ids(user_id)
+    again = await harness.select(ex.message, ex.custom_id(placeholder="Save"), [paper_id])
+    assert "already" in again.content
+
+
+async def test_similar_select_opens_similar_page(harness):
+    ex = await harness.run_command("search", {"query": "reinforcement learning"})
+    paper_id = ids_of(ex)[0]
+    sim = await harness.select(ex.message, ex.custom_id(placeholder="similar"), [paper_id])
+    assert sim.callback_type == 4 and sim.ephemeral
+    expected = harness.bot.engine.similar(paper_id, 25)[: harness.bot.settings.page_size]
+    assert ids_of(sim) == [h.paper.id for h in expected]
+    assert paper_id not in ids_of(sim)
+
+
+async def test_timeout_disables_controls(harness):
+    ex = await harness.run_command("search", {"query": "learning"})
+    edits = await harness.timeout_views()
+    assert edits and edits[0].requests[0].method == "PATCH"
+    assert edits[0].requests[0].path.endswith("/messages/@original")
+    message = harness.fake.messages[int(ex.message["id"])]
+    assert all(c.get("disabled") for c in ex.components_flat(message))
+
+
+async def test_area_autocomplete(harness):
+    ex = await harness.autocomplete("search", {"query": "x", "area": "reinf"}, "area")
+    assert ex.callback_type == 8
+    names = [c["name"] for c in ex.choices]
+    assert names and all("Reinforcement" in n for n in names)
+    assert len(ex.choices) <= 25
+
+
+async def test_area_autocomplete_empty_prefix_lists_at_most_25(harness):
+    ex = await harness.autocomplete("search", {"query": "x", "area": ""}, "area")
+    assert 0 < len(ex.choices) <= 25
+
+
+async def test_no_hits_names_the_area_filter(harness):
+    ex = await harness.run_command(
+        "search", {"query": "reinforcement", "area": "Theory · Interpretability and Visualization"}
+    )
+    if ex.content.startswith("**Search**"):
+        pytest.skip("the corpus has an RL paper in that area")
+    assert ex.ephemeral
+    assert "No paper in area" in ex.content and "Nearest areas" in ex.content
+
+
+async def test_no_hits_without_filters_suggests_fewer_words(harness):
+    ex = await harness.run_command("search", {"query": "zzzzqqq xylophonium"})
+    assert ex.callback_type == 4 and ex.ephemeral
+    assert "No paper matches" in ex.content and "fewer" in ex.content
+
+
+async def test_query_error_marks_position(harness):
+    ex = await harness.run_command("search", {"query": '"unclosed phrase'})
+    assert ex.callback_type == 4 and ex.ephemeral
+    assert ex.content  # the retrieval message, possibly with the position marked
+
+
+async def test_paper_shows_full_abstract_with_save_button(harness):
+    paper = harness.bot.engine.index.papers[0]
+    ex = await harness.run_command("paper", {"id": paper.id})
+    assert ex.callback_type == 4 and ex.ephemeral
+    assert paper.id in ex.text
+    text = " ".join(e.get("description") or "" for e in ex.embeds)
+    assert len(text) > 200
+    button = ex.custom_id(label="Save")
+    saved = await harness.click(ex.message, button)
+    assert "Saved" in saved.content
+
+
+async def test_paper_unknown_id(harness):
+    ex = await harness.run_command("paper", {"id": "nope-123"})
+    assert ex.callback_type == 4 and ex.ephemeral
+    assert "no paper with id" in ex.content and "/search" in ex.content
+
+
+async def test_paper_id_autocomplete(harness):
+    paper = harness.bot.engine.index.papers[3]
+    ex = await harness.autocomplete("paper", {"id": paper.id[:4]}, "id")
+    assert ex.callback_type == 8
+    assert paper.id in [c["value"] for c in ex.choices]
+    assert all(len(c["name"]) <= 100 for c in ex.choices)
+
+
+async def test_similar_command_pages(harness):
+    paper = harness.bot.engine.index.papers[0]
+    ex = await harness.run_command("similar", {"id": paper.id})
+    assert ex.callback_type == 4 and ex.ephemeral
+    assert "Similar to" in ex.content
+    assert paper.id not in ids_of(ex)
+
+
+async def test_abstract_with_everyone_is_sent_with_no_mentions(harness, monkeypatch):
+    engine = harness.bot.engine
+    original = engine.index.papers[0]
+    evil = Paper(
+        id=original.id,
+        title="@everyone look",
+        authors=("@here",),
+        et_al=False,
+        area=original.area,
+        abstract="Ping @everyone and <@&123> " + original.abstract,
+    )
+    monkeypatch.setattr(engine, "require", lambda pid: evil)
+    ex = await harness.run_command("paper", {"id": original.id})
+    assert ex.callback.json["data"]["allowed_mentions"] == {"parse": []}
+    assert "@everyone" in ex.text
