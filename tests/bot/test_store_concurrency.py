@@ -1,0 +1,191 @@
+"""Concurrency and durability of bot.store.Store on real files: many tasks on one store, two stores
+on one file, saves racing reconciles, and a writer process killed with SIGKILL mid-stream."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.store import DEFAULT_LIST, ListExistsError, SavedLimitError, Store
+from retrieval.models import Paper
+
+CHILD = Path(__file__).with_name("_store_child.py")
+
+
+def paper(i: int, **changes: object) -> Paper:
+    fields: dict[str, object] = {
+        "id": f"c{i:05d}",
+        "title": f"Paper {i}",
+        "authors": ("Ada Lovelace",),
+        "et_al": False,
+        "area": "Area",
+        "abstract": f"Abstract {i}.",
+    }
+    fields.update(changes)
+    return Paper(**fields)  # type: ignore[arg-type]
+
+
+async def all_rows(store: Store, user_ids: range | list[int]) -> set[tuple[int, str, str]]:
+    rows: set[tuple[int, str, str]] = set()
+    for uid in user_ids:
+        for info in await store.list_lists(uid):
+            page = await store.get_list(uid, info.name, limit=1000)
+            assert page.total == info.count == len(page.items)
+            rows |= {(uid, item.list_name, item.paper_id) for item in page.items}
+    return rows
+
+
+async def test_200_concurrent_saves_from_50_users_one_store(tmp_path: Path) -> None:
+    users = range(1, 51)
+    expected: set[tuple[int, str, str]] = set()
+    calls = []
+    for n in range(200):
+        uid = users[n % 50]
+        list_name = DEFAULT_LIST if n % 3 else "second"
+        expected.add((uid, list_name, paper(n).id))
+        calls.append((uid, paper(n), None if n % 3 else "second"))
+    async with await Store.open(tmp_path / "s.db") as store:
+        results = await asyncio.gather(*(store.save_paper(u, p, lst, note=f"n{p.id}") for u, p, lst in calls))
+        assert all(r.created for r in results)
+        # The same 200 again, concurrently: idempotent, nothing duplicated.
+        again = await asyncio.gather(*(store.save_paper(u, p, lst) for u, p, lst in calls))
+        assert not any(r.created for r in again)
+        assert await all_rows(store, users) == expected
+        stats = await store.stats()
+        assert (stats.saved_items, stats.users, stats.snapshots) == (200, 50, 200)
+        assert await store.integrity_check() == "ok"
+
+
+async def test_two_stores_on_one_file_save_concurrently(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    first, second = await asyncio.gather(Store.open(path), Store.open(path))
+    try:
+        jobs = []
+        for n in range(300):
+            target = first if n % 2 else second
+            jobs.append(target.save_paper(1 + n % 10, paper(n)))
+        # Reads through both stores at the same time as the writes (WAL: readers do not block).
+        jobs += [first.list_lists(1), second.saved_ids(2), first.stats()]
+        await asyncio.gather(*jobs)
+        expected = {(1 + n % 10, DEFAULT_LIST, paper(n).id) for n in range(300)}
+        assert await all_rows(first, range(1, 11)) == expected
+        assert await all_rows(second, range(1, 11)) == expected
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_cap_holds_under_concurrency(tmp_path: Path) -> None:
+    async with await Store.open(tmp_path / "s.db", max_saved_per_user=10) as store:
+        results = await asyncio.gather(
+            *(store.save_paper(7, paper(n)) for n in range(25)), return_exceptions=True
+        )
+        assert sum(1 for r in results if isinstance(r, SavedLimitError)) == 15
+        assert len(await store.saved_ids(7)) == 10
+
+
+async def test_concurrent_create_of_one_name_creates_one_list(tmp_path: Path) -> None:
+    async with await Store.open(tmp_path / "s.db") as store:
+        names = ["Shared", "shared", "SHARED", " shared "] * 5
+        results = await asyncio.gather(*(store.create_list(3, n) for n in names), return_exceptions=True)
+        assert sum(1 for r in results if isinstance(r, str)) == 1
+        assert all(isinstance(r, ListExistsError) for r in results if not isinstance(r, str))
+        assert len(await store.list_lists(3)) == 1
+
+
+async def test_saves_interleaved_with_reconcile(tmp_path: Path) -> None:
+    """Corpus versions drop and re-add papers while users keep saving: nothing is lost and the
+    in-corpus flags end up matching the corpus of the reconcile that ran last."""
+    papers = [paper(n) for n in range(60)]
+    corpora = {
+        "full": papers,
+        "odd gone": [p for n, p in enumerate(papers) if n % 2 == 0],
+        "tail gone": papers[:30],
+        "retitled": [paper(n, title=f"New {n}") for n in range(60)],
+    }
+    order: list[str] = []
+
+    async def reconcile(name: str) -> None:
+        await store.reconcile(corpora[name])
+        order.append(name)  # runs before any other task: no await between the commit and here
+
+    async with await Store.open(tmp_path / "s.db") as store:
+        await store.reconcile(papers)
+        jobs = []
+        for n, p in enumerate(papers):
+            jobs.append(store.save_paper(1 + n % 5, p))
+            jobs.append(store.save_paper(99, p, "everything"))
+            if n % 10 == 5:
+                jobs.append(
+                    reconcile(["odd gone", "tail gone", "full", "retitled", "odd gone", "tail gone"][n // 10])
+                )
+        await asyncio.gather(*jobs)
+
+        rows = await all_rows(store, [1, 2, 3, 4, 5, 99])
+        expected = {(1 + n % 5, DEFAULT_LIST, p.id) for n, p in enumerate(papers)}
+        expected |= {(99, "everything", p.id) for p in papers}
+        assert rows == expected  # nothing lost
+
+        last = {p.id for p in corpora[order[-1]]}
+        page = await store.get_list(99, "everything", limit=100)
+        assert {i.paper_id for i in page.items if i.in_corpus} == last
+        assert (await store.stats()).missing_from_corpus == 60 - len(last)
+
+        final = await store.reconcile(corpora["retitled"])
+        page = await store.get_list(99, "everything", limit=100)
+        assert all(i.in_corpus and i.title.startswith("New ") for i in page.items)
+        assert sorted(final.returned) == sorted(p.id for p in papers if p.id not in last)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_sigkill_mid_stream_loses_no_committed_save(tmp_path: Path) -> None:
+    path = tmp_path / "killed.db"
+    env = {**os.environ, "PYTHONPATH": str(CHILD.parents[2])}
+    reported: list[tuple[int, str]] = []
+    for round_number in range(3):  # kill it three times, each time resuming on the same file
+        child = subprocess.Popen(
+            [sys.executable, str(CHILD), str(path), str(round_number * 100_000)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert child.stdout is not None
+        try:
+            assert child.stdout.readline().strip() == "ready", child.stderr.read() if child.stderr else ""
+            for _ in range(150 + 50 * round_number):
+                line = child.stdout.readline()
+                assert line, "child stopped early"
+                uid, pid = line.split()
+                reported.append((int(uid), pid))
+        finally:
+            os.kill(child.pid, signal.SIGKILL)
+            # Lines written before the kill are still in the pipe: they were committed too.
+            rest, _ = child.communicate(timeout=30)
+        assert child.returncode == -signal.SIGKILL
+        reported += [(int(line.split()[0]), line.split()[1]) for line in rest.splitlines() if line.strip()]
+
+    assert len(reported) >= 600
+    raw = sqlite3.connect(path)
+    try:
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        raw.close()
+
+    async def check() -> None:
+        async with await Store.open(path) as store:
+            assert await store.integrity_check() == "ok"
+            by_user: dict[int, set[str]] = {}
+            for uid, pid in reported:
+                by_user.setdefault(uid, set()).add(pid)
+            for uid, pids in by_user.items():
+                assert pids <= await store.saved_ids(uid)
+
+    asyncio.run(check())
