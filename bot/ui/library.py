@@ -1,0 +1,221 @@
+"""What the saved-lists commands show: list pages, the lists overview, and the confirmation view.
+
+Everything here only formats :mod:`bot.store` records and goes through :mod:`bot.ui.embeds` for
+Discord's limits; the store calls live in :mod:`bot.cogs.library` (and in the small callables the
+views are given), so a view never decides *what* to delete, only *whether* the user confirmed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import discord
+
+from bot.store import ListInfo, SavedItem, SavedPage, StoreError
+from bot.ui import embeds as E
+from bot.ui.paginator import Page, PageSource
+from bot.ui.views import BaseView
+
+log = logging.getLogger(__name__)
+
+MISSING_MARK = "⚠ no longer in the corpus"
+HOW_TO_SAVE = "Save papers with /save or the Save select under /search results."
+CONFIRM_NOT_YOURS = "Only the person who ran this command can answer this question."
+LIST_NOT_YOURS = "This list belongs to someone else — run /saved yourself to see your own."
+# Room for the embed title, footer and per-field overhead inside Discord's 6000-character total.
+_PAGE_BUDGET = 5400
+
+
+def list_label(name: str) -> str:
+    """A list name shown in text (names are letters, digits, spaces, - and _, so nothing to escape)."""
+    return f"“{name}”"
+
+
+def plural(count: int, noun: str) -> str:
+    """``"1 paper"`` / ``"3 papers"``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def saved_item_field(item: SavedItem, number: int, *, budget: int = 1200) -> tuple[str, str]:
+    """(field name, field value) for one saved paper, both within ``budget`` characters together.
+
+    The value has the authors (et al.), area, id, saved date and the note; papers that left the corpus
+    are marked and shown from the store's snapshot.
+    """
+    name_room = max(40, min(E.FIELD_NAME_LIMIT, budget // 4))
+    name = E.truncate(f"{number}. {E.plain(item.title) or item.paper_id}", name_room)
+    lines = [
+        " · ".join(
+            part
+            for part in (
+                discord.utils.escape_markdown(E.shorten_authors(item.authors, item.et_al, limit=160)),
+                item.area,
+            )
+            if part
+        ),
+        f"`{item.paper_id}` · saved {discord.utils.format_dt(item.saved_at, 'd')}",
+    ]
+    if item.url:
+        lines[-1] += f" · [link]({item.url})" if len(item.url) <= 300 else ""
+    if not item.in_corpus:
+        lines.append(f"**{MISSING_MARK}** (shown from your saved copy)")
+    fixed = "\n".join(lines)
+    value_room = max(80, min(E.FIELD_VALUE_LIMIT, budget - len(name)))
+    if item.note:
+        # The note is the user's own text: it gets what is left of the field, cut with an ellipsis.
+        note_room = value_room - len(fixed) - 4
+        if note_room > 10:
+            fixed += "\n> " + E.truncate(" ".join(item.note.split()), note_room)
+    return name, E.truncate(fixed, value_room)
+
+
+def saved_page_embed(
+    page: SavedPage, *, page_index: int, page_count: int, other_lists: Sequence[ListInfo] = ()
+) -> discord.Embed:
+    """One page of a saved list as a single embed (one field per paper), within Discord's limits."""
+    embed = discord.Embed(
+        title=E.truncate(f"Saved papers — {list_label(page.list_name)}", E.TITLE_LIMIT),
+        colour=E.BRAND,
+    )
+    missing = sum(1 for item in page.items if not item.in_corpus)
+    budget = _PAGE_BUDGET // max(1, len(page.items))
+    for number, item in enumerate(page.items, start=page.offset + 1):
+        name, value = saved_item_field(item, number, budget=budget)
+        embed.add_field(name=name, value=value, inline=False)
+    footer = f"{plural(page.total, 'paper')} · page {page_index + 1}/{max(page_count, 1)} · newest first"
+    others = [info for info in other_lists if info.name != page.list_name]
+    if others:
+        shown = ", ".join(f"{info.name} ({info.count})" for info in others[:8])
+        more = f" +{len(others) - 8} more" if len(others) > 8 else ""
+        footer += f"\nOther lists: {shown}{more} — /saved list:<name>"
+    embed.set_footer(text=E.truncate(footer, 300))
+    if missing:
+        embed.description = (
+            f"{MISSING_MARK}: {plural(missing, 'paper')} on this page (kept from your saved copy)."
+        )
+    return E.clamp_embed(embed)
+
+
+class SavedListSource(PageSource):
+    """Pages of one user's list, read from the store on demand (so paging shows current data)."""
+
+    def __init__(
+        self,
+        fetch: Callable[[int, int], Awaitable[SavedPage]],
+        *,
+        page_size: int,
+        other_lists: Sequence[ListInfo] = (),
+    ) -> None:
+        self.fetch = fetch
+        self.page_size = page_size
+        self.other_lists = tuple(other_lists)
+
+    async def get_page(self, index: int) -> Page:
+        """Load page ``index`` (clamped to the last page if the list shrank meanwhile)."""
+        page = await self.fetch(max(0, index) * self.page_size, self.page_size)
+        page_count = max(1, math.ceil(page.total / self.page_size))
+        if not page.items and page.total and index > 0:
+            # Items were removed since the button was drawn: show the (new) last page instead.
+            index = page_count - 1
+            page = await self.fetch(index * self.page_size, self.page_size)
+        if not page.items:
+            return Page(
+                content=None,
+                embeds=[E.notice(f"Your list {list_label(page.list_name)} is empty now. {HOW_TO_SAVE}")],
+                page_count=1,
+                data=page,
+            )
+        embed = saved_page_embed(page, page_index=index, page_count=page_count, other_lists=self.other_lists)
+        return Page(content=None, embeds=[embed], page_count=page_count, data=page)
+
+
+def lists_embed(lists: Sequence[ListInfo], *, default_list: str) -> discord.Embed:
+    """The user's lists with their item counts and creation dates."""
+    total = sum(info.count for info in lists)
+    lines = [
+        f"**{info.name}** — {plural(info.count, 'paper')} · "
+        f"created {discord.utils.format_dt(info.created_at, 'd')}"
+        + (" · default" if info.name.casefold() == default_list.casefold() else "")
+        for info in lists
+    ]
+    embed = discord.Embed(
+        title=f"Your lists — {plural(len(lists), 'list')}, {plural(total, 'paper')}",
+        description=E.truncate("\n".join(lines), E.DESCRIPTION_LIMIT),
+        colour=E.BRAND,
+    )
+    embed.set_footer(text="/saved list:<name> shows one · /list create|rename|delete manage them")
+    return E.clamp_embed(embed)
+
+
+class ConfirmView(BaseView):
+    """Confirm / Cancel for a destructive action: only the invoker may answer; a timeout disables both.
+
+    ``action`` runs only on Confirm and returns the text that replaces the question; a
+    :class:`~bot.store.StoreError` it raises is shown instead (nothing was changed in that case).
+    """
+
+    def __init__(
+        self,
+        *,
+        owner: discord.abc.User,
+        action: Callable[[], Awaitable[str]],
+        timeout: float,
+        cancelled: str = "Cancelled — nothing was deleted.",
+        expired: str = "No answer in time — nothing was deleted.",
+    ) -> None:
+        super().__init__(owner=owner, timeout=timeout, not_owner_message=CONFIRM_NOT_YOURS)
+        self.action = action
+        self.cancelled_text = cancelled
+        self.expired_text = expired
+        self.outcome: str | None = None  # "confirmed", "cancelled", "expired"
+
+    async def start(self, interaction: discord.Interaction, question: str) -> None:
+        """Ask ``question`` ephemerally as the response to ``interaction`` with the two buttons."""
+        sent = await interaction.response.send_message(E.fit_content(question), view=self, ephemeral=True)
+        self.attach(sent)
+
+    def _finish(self, outcome: str) -> bool:
+        """Record the outcome once; False when the view was already answered (double click)."""
+        if self.outcome is not None:
+            return False
+        self.outcome = outcome
+        self.disable_all()
+        self.stop()
+        return True
+
+    @discord.ui.button(label="Confirm", style=discord.ButtonStyle.danger)
+    async def confirm(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+        """Run the action and replace the question with its result."""
+        if not self._finish("confirmed"):
+            await interaction.response.defer()
+            return
+        try:
+            text = await self.action()
+        except StoreError as exc:
+            text = str(exc)
+        await interaction.response.edit_message(content=E.fit_content(text), view=None)
+
+    @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
+    async def cancel(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+        """Leave everything as it is."""
+        if not self._finish("cancelled"):
+            await interaction.response.defer()
+            return
+        await interaction.response.edit_message(content=self.cancelled_text, view=None)
+
+    async def on_timeout(self) -> None:
+        """Disable both buttons and say that nothing happened."""
+        if self.outcome is not None:
+            return
+        self.outcome = "expired"
+        self.disable_all()
+        if self.message is None:
+            return
+        try:
+            await self.message.edit(content=self.expired_text, view=self)
+        except discord.HTTPException as exc:
+            # An ephemeral message can only be edited for 15 minutes through the interaction token.
+            log.debug("could not expire the confirmation %s: %s", self.message.id, exc)
