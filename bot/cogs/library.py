@@ -547,10 +547,14 @@ class LibraryCog(commands.Cog, name="Library"):
             )
             return
         filename = export_filename(name, fmt.value)
-        where = list_label(name) if name else f"all {plural(len(lists), 'list')}"
+        filled = [info.name for info in lists if info.count]
+        if name is None and len(filled) > 1:
+            where = f"your {len(filled)} lists"
+        else:
+            where = list_label(name or filled[0])
         await self._reply(
             interaction,
-            f"Your {plural(count, 'saved paper')} from {where} as {fmt.name}.",
+            f"{plural(count, 'saved item')} from {where}, as {fmt.name}.",
             file=discord.File(io.BytesIO(data), filename=filename),
         )
 
@@ -624,10 +628,11 @@ class LibraryCog(commands.Cog, name="Library"):
         async def forget() -> str:
             result = await self.store.forget_user(user.id)
             log.info("user %s asked to be forgotten: %s", user.id, result)
+            copies = plural(result.snapshots, "stored paper copy", "stored paper copies")
             return (
                 f"Done: deleted {plural(result.saved_items, 'saved paper')} in "
-                f"{plural(result.lists, 'list')}, and {plural(result.snapshots, 'stored paper copy')} "
-                f"nobody else had saved ({result.total} rows in all). paperbot keeps nothing else about you."
+                f"{plural(result.lists, 'list')}, and {copies} nobody else had saved "
+                f"({result.total} rows in all). paperbot keeps nothing else about you."
             )
 
         view = ConfirmView(owner=user, action=forget, timeout=self.bot.settings.view_timeout)

@@ -34,9 +34,9 @@ def list_label(name: str) -> str:
     return f"“{name}”"
 
 
-def plural(count: int, noun: str) -> str:
-    """``"1 paper"`` / ``"3 papers"``."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``"1 paper"`` / ``"3 papers"`` (``many`` for irregular plurals)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {many or noun + 's'}"
 
 
 def saved_item_field(item: SavedItem, number: int, *, budget: int = 1200) -> tuple[str, str]:
