@@ -20,6 +20,7 @@ Each injector awaits every task the event spawned (``CommandTree-invoker``, ``di
 exceptions, and returns an :class:`Exchange` holding the requests that event produced.
 
 Private discord.py names used (pinned 2.7.1; canary tests in tests/bot/test_app.py): ``Route.BASE``,
+``DiscordWebSocket.DEFAULT_GATEWAY`` (only for ``bot.start`` against the fake gateway),
 ``ConnectionState.parsers`` (via ``bot._connection``) and the task names above.
 """
 
@@ -32,12 +33,14 @@ import itertools
 import json
 import logging
 import re
+import threading
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
+import yarl
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
@@ -138,6 +141,7 @@ class RecordedRequest:
     response: Any = None
     message: dict[str, Any] | None = None
     interaction_id: int | None = None
+    expected_error: bool = False  # the fake was told to fail this request (tests of error paths)
 
     @property
     def is_callback(self) -> bool:
@@ -206,13 +210,18 @@ class FakeDiscord:
         self.attachments: dict[str, tuple[str, bytes]] = {}
         self.server: TestServer | None = None
         self._saved_base: str | None = None
+        self._saved_gateway: yarl.URL | None = None
         self._component_ids = itertools.count(1)
+        self.gateway_sessions = 0
+        self.reject_token = False  # answer 401 to GET /users/@me, as Discord does for a bad token
+        self.identified = threading.Event()  # set once a bot identified on the fake gateway
 
     # -- lifecycle --------------------------------------------------------------------------------
 
     async def start(self) -> FakeDiscord:
         """Listen on 127.0.0.1 on a free port."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/gateway", self._gateway)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self.server = TestServer(app, host="127.0.0.1", port=0)
         await self.server.start_server()
@@ -224,16 +233,26 @@ class FakeDiscord:
         assert self.server is not None, "start() first"  # noqa: S101 - programming error, not input
         return str(self.server.make_url(API_PREFIX))
 
+    @property
+    def gateway_url(self) -> yarl.URL:
+        """The fake gateway's websocket URL."""
+        assert self.server is not None, "start() first"  # noqa: S101 - programming error, not input
+        return self.server.make_url("/gateway").with_scheme("ws")
+
     def install(self) -> None:
         """Point discord.py's REST and webhook routes at this server (undo with :meth:`uninstall`)."""
         if self._saved_base is None:
             self._saved_base = discord.http.Route.BASE
+            self._saved_gateway = discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
         discord.http.Route.BASE = self.base_url
+        # bot.start() connects to this URL directly (no GET /gateway/bot on the first connect).
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = self.gateway_url
 
     def uninstall(self) -> None:
         """Restore discord.py's real API base URL."""
         if self._saved_base is not None:
             discord.http.Route.BASE = self._saved_base
+            discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = self._saved_gateway
             self._saved_base = None
 
     async def close(self) -> None:
@@ -335,10 +354,53 @@ class FakeDiscord:
             return web.Response(status=204)
         return self._json(data, status)
 
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        """A minimal gateway for ``bot.start``: HELLO, READY on IDENTIFY, heartbeat ACKs. No events."""
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self.gateway_sessions += 1
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None}))
+        sequence = 0
+        async for frame in ws:
+            if frame.type != aiohttp.WSMsgType.TEXT:
+                continue
+            message = json.loads(frame.data)
+            op = message.get("op")
+            if op == 1:
+                await ws.send_str(json.dumps({"op": 11, "d": None, "s": None, "t": None}))
+            elif op in (2, 6):
+                sequence += 1
+                ready = {
+                    "v": 10,
+                    "user": self.bot_user,
+                    "guilds": [],
+                    "session_id": "fake-session",
+                    "resume_gateway_url": str(request.url.with_query(None)).replace("http://", "ws://"),
+                    "application": {"id": str(self.application_id), "flags": 0},
+                }
+                event = ("READY", ready) if op == 2 else ("RESUMED", {})
+                await ws.send_str(json.dumps({"op": 0, "t": event[0], "s": sequence, "d": event[1]}))
+                self.identified.set()
+        return ws
+
     def _route(self, r: RecordedRequest) -> tuple[int, Any]:
         m, p = r.method, r.path
         parts = p.strip("/").split("/")
+        if m == "GET" and p == "/gateway/bot":
+            return 200, {
+                "url": str(self.gateway_url),
+                "shards": 1,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 1000,
+                    "reset_after": 0,
+                    "max_concurrency": 1,
+                },
+            }
         if m == "GET" and p == "/users/@me":
+            if self.reject_token:
+                r.expected_error = True
+                return 401, {"message": "401: Unauthorized", "code": 0}
             return 200, self.bot_user
         if m == "GET" and p == "/oauth2/applications/@me":
             return 200, self.application_payload()
@@ -665,6 +727,7 @@ class Exchange:
 
     requests: list[RecordedRequest]
     interaction_id: int | None = None
+    expected_error: bool = False  # the fake was told to fail this request (tests of error paths)
     payload: dict[str, Any] | None = None
 
     @property

@@ -280,7 +280,7 @@ def request_problems(request: RecordedRequest, interaction_types: dict[int, int]
         problems += message_problems(body)
     elif request.method == "PUT" and request.path.endswith("/commands"):
         problems += command_problems(request.json or [])
-    if request.status >= 400:
+    if request.status >= 400 and not request.expected_error:
         problems.append(f"the fake answered {request.status}: {request.response}")
     return [f"{request.method} {request.path}: {p}" for p in problems]
 

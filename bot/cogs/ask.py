@@ -1,0 +1,126 @@
+"""/ask and mention chat: extractive answers quoted from the abstracts, with [n] citations."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import PaperBot
+from bot.cooldown import shared_cooldown
+from bot.errors import describe_query_error, new_error_id
+from bot.ui import embeds as E
+from retrieval.errors import QueryError
+from retrieval.models import Answer
+
+log = logging.getLogger(__name__)
+
+NOTHING_FOUND = (
+    "I found nothing in the abstracts that answers “{question}”. "
+    "Try other words, or /search to browse papers on the topic."
+)
+MENTION_HELP = (
+    "Ask me a research question after the mention, e.g. “@{name} how do sparse autoencoders find features?”. "
+    "Slash commands: /search, /ask, /paper, /similar."
+)
+
+
+def answer_message(answer: Answer) -> tuple[str | None, list[discord.Embed]]:
+    """(content, embeds) for an answer; a helpful sentence instead when nothing was found."""
+    if not answer.sentences:
+        shown = E.truncate(" ".join(answer.question.split()), 200)
+        return NOTHING_FOUND.format(question=discord.utils.escape_markdown(shown)), []
+    return None, [E.answer_embed(answer)]
+
+
+class AskCog(commands.Cog, name="Ask"):
+    """Questions answered with quotes from the abstracts."""
+
+    def __init__(self, bot: PaperBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(
+        name="ask", description="Ask a research question; get quoted sentences with citations"
+    )
+    @app_commands.describe(
+        question="Your question, in plain words", public="Show the answer to everyone in the channel"
+    )
+    @shared_cooldown()
+    async def ask(
+        self,
+        interaction: discord.Interaction,
+        question: app_commands.Range[str, 1, 500],
+        public: bool = False,
+    ) -> None:
+        """Ask a research question; get quoted sentences with citations."""
+        assert self.bot.engine is not None  # noqa: S101 - set in setup_hook
+        answer = self.bot.engine.answer(question)
+        content, embeds = answer_message(answer)
+        ephemeral = not public or not embeds  # "nothing found" is only for the asker
+        await interaction.response.send_message(
+            content=E.fit_content(content), embeds=embeds, ephemeral=ephemeral
+        )
+
+    # -- mention chat -------------------------------------------------------------------------
+
+    def question_from(self, message: discord.Message) -> str | None:
+        """The text after the bot's mention, or None when the bot is not mentioned."""
+        me = self.bot.user
+        if me is None or not any(user.id == me.id for user in message.mentions):
+            return None
+        return re.sub(rf"<@!?{me.id}>", " ", message.content).strip()
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """Answer a message that mentions the bot (in a channel or a DM) as a reply to it."""
+        if message.author.bot or (self.bot.user is not None and message.author.id == self.bot.user.id):
+            return
+        question = self.question_from(message)
+        if question is None:
+            return
+        try:
+            await self.answer_mention(message, question)
+        except discord.HTTPException as exc:
+            log.warning("could not reply to message %s: %s", message.id, exc)
+        except Exception:
+            error_id = new_error_id()
+            log.exception("unexpected error %s answering mention %s", error_id, message.id)
+            await self.reply(message, f"Something went wrong on our side (error id `{error_id}`).")
+
+    async def answer_mention(self, message: discord.Message, question: str) -> None:
+        """Help for an empty mention, the cooldown notice, or the answer."""
+        if not question:
+            name = self.bot.user.name if self.bot.user else "paperbot"
+            await self.reply(message, MENTION_HELP.format(name=name))
+            return
+        retry = self.bot.cooldowns.retry_after(message.author.id)
+        if retry:
+            await self.reply(message, f"You're going a bit fast: try again in {max(1, round(retry))} s.")
+            return
+        assert self.bot.engine is not None  # noqa: S101
+        try:
+            answer = self.bot.engine.answer(question)
+        except QueryError as exc:
+            await self.reply(message, describe_query_error(exc, question))
+            return
+        content, embeds = answer_message(answer)
+        await self.reply(message, content, embeds=embeds)
+
+    async def reply(
+        self, message: discord.Message, content: str | None, *, embeds: list[discord.Embed] | None = None
+    ) -> None:
+        """Reply to ``message`` without pinging its author or anyone named in the text."""
+        await message.reply(
+            content=E.fit_content(content),
+            embeds=embeds or [],
+            mention_author=False,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+
+async def setup(bot: PaperBot) -> None:
+    """Load the ask cog."""
+    await bot.add_cog(AskCog(bot))

@@ -1,0 +1,217 @@
+"""PaperBot start-up, shutdown, sync payload, admin check, offline seams — and canaries for the
+private discord.py names the harness relies on (pinned 2.7.1)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import os
+import signal
+import threading
+
+import discord
+import pytest
+from discord import app_commands
+
+from bot.app import PaperBot, run_bot
+from bot.offline import GUILD_ID, FakeDiscord, NetworkBlocked, loopback_only_trace
+from tests.bot import openapi_check
+
+FAKE_TOKEN = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.Gabcde.fake-token-never-logged-0123456789"
+
+
+# -- canaries: each private name the offline harness uses -----------------------------------------
+
+
+def test_canary_discord_version_is_pinned():
+    assert discord.__version__ == "2.7.1"
+
+
+def test_canary_route_base_is_shared_by_rest_and_webhooks():
+    assert isinstance(discord.http.Route.BASE, str)
+    assert discord.webhook.async_.Route is discord.http.Route
+
+
+def test_canary_default_gateway():
+    assert str(discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY).startswith("wss://gateway.discord.gg")
+    assert "cls.DEFAULT_GATEWAY" in inspect.getsource(discord.gateway.DiscordWebSocket.from_client)
+
+
+def test_canary_task_names():
+    assert "name='CommandTree-invoker'" in inspect.getsource(app_commands.CommandTree._from_interaction)
+    assert "discord-ui-view-dispatch-" in inspect.getsource(discord.ui.View._dispatch_item)
+    assert "discord-ui-modal-dispatch-" in inspect.getsource(discord.ui.Modal)
+    assert "discord-ui-dynamic-item-" in inspect.getsource(discord.ui.view.ViewStore)
+    assert "name=f'discord.py: {event_name}'" in inspect.getsource(discord.Client._schedule_event)
+
+
+async def test_canary_connection_parsers(harness):
+    parsers = harness.bot._connection.parsers
+    assert callable(parsers["INTERACTION_CREATE"]) and callable(parsers["MESSAGE_CREATE"])
+
+
+# -- start-up -----------------------------------------------------------------------------------
+
+
+async def test_setup_hook_wires_everything(harness):
+    bot = harness.bot
+    assert bot.store is not None and bot.engine is not None and len(bot.engine) == 40
+    assert {"Search", "Ask"} <= set(bot.cogs)
+    assert {"search", "paper", "similar", "ask"} <= {c.name for c in bot.tree.get_commands()}
+    assert bot.started_at.tzinfo is not None
+    assert bot.tree.translator is not None
+    # No DEV_GUILD_ID: nothing is synced on start (global sync is /admin sync's job).
+    assert not [r for r in harness.requests if r.method == "PUT"]
+    paths = [r.path for r in harness.requests]
+    assert paths[:2] == ["/users/@me", "/oauth2/applications/@me"]
+
+
+async def test_intents_are_not_privileged_and_mentions_are_off(harness):
+    intents = harness.bot.intents
+    assert intents.guilds and intents.guild_messages and intents.dm_messages
+    assert not intents.message_content and not intents.members and not intents.presences
+    mentions = harness.bot.allowed_mentions
+    assert mentions.to_dict() == {"parse": []}
+
+
+async def test_dev_guild_sync_on_start_is_guild_only(make_harness):
+    h = await make_harness(dev_guild_id=GUILD_ID)
+    puts = [r for r in h.requests if r.method == "PUT"]
+    assert len(puts) == 1
+    assert puts[0].path == f"/applications/{h.fake.application_id}/guilds/{GUILD_ID}/commands"
+    assert {c["name"] for c in puts[0].json} >= {"search", "paper", "similar", "ask"}
+
+
+async def test_sync_payload_is_valid_and_translated(harness):
+    [put] = [r for r in await harness.sync(guild=False) if r.method == "PUT"]
+    assert put.path == f"/applications/{harness.fake.application_id}/commands"
+    assert openapi_check.command_problems(put.json) == []
+    assert openapi_check.schema_errors(put) == []
+
+    def walk(node, where):
+        assert 1 <= len(node["description"]) <= 100, where
+        assert node.get("description_localizations", {}).get("zh-CN"), f"{where} has no zh-CN description"
+        for option in node.get("options") or []:
+            walk(option, f"{where} {option['name']}")
+
+    for command in put.json:
+        walk(command, "/" + command["name"])
+
+
+async def test_is_admin_owner_and_listed_users(make_harness):
+    listed = 1600000000000000001
+    h = await make_harness(admin_user_ids=frozenset({listed}))
+    bot = h.bot
+    assert await bot.is_admin(discord.Object(id=h.fake.owner_id))
+    assert await bot.is_admin(discord.Object(id=listed))
+    assert not await bot.is_admin(discord.Object(id=int(h.bob["id"])))
+
+
+async def test_http_trace_refuses_non_loopback_hosts(harness):
+    session = harness.bot.http._HTTPClient__session
+    with pytest.raises(NetworkBlocked):
+        await session.get("https://discord.com/api/v10/gateway")
+
+
+async def test_close_closes_the_database(settings_factory):
+    from bot.offline import Harness
+
+    h = await Harness.start(settings_factory())
+    store = h.bot.store
+    await h.close()
+    with pytest.raises(Exception):  # noqa: B017 - any store error: the connection is gone
+        await store.saved_ids(1)
+
+
+# -- run_bot ------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def fake_in_thread():
+    """A FakeDiscord on its own loop in a thread, so run_bot (which owns the main loop) can use it."""
+    loop = asyncio.new_event_loop()
+    fake = FakeDiscord()
+    ready = threading.Event()
+
+    def serve():
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(fake.start())
+        ready.set()
+        loop.run_forever()
+        loop.run_until_complete(fake.server.close())
+        loop.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    fake.install()
+    try:
+        yield fake
+    finally:
+        fake.uninstall()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+def test_run_bot_connects_then_stops_cleanly_on_sigterm(settings_factory, caplog):
+    settings = settings_factory(discord_token=FAKE_TOKEN)
+    with fake_in_thread() as fake:
+
+        def stop_when_ready():
+            fake.identified.wait(30)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=stop_when_ready, daemon=True).start()
+        with caplog.at_level(logging.DEBUG):
+            code = run_bot(settings, http_trace=loopback_only_trace())
+    assert fake.identified.is_set(), "the bot never identified on the fake gateway"
+    assert code == 0
+    assert "database closed" in caplog.text
+    for record in caplog.records:
+        assert FAKE_TOKEN not in record.getMessage()
+        assert FAKE_TOKEN not in repr(record.args)
+    assert FAKE_TOKEN not in caplog.text
+
+
+def test_run_bot_with_a_corrupt_database_exits_2_in_one_line(settings_factory, tmp_path, caplog):
+    db = tmp_path / "broken.db"
+    db.write_bytes(b"this is not a sqlite file" * 100)
+    settings = settings_factory(discord_token=FAKE_TOKEN, database_path=db)
+    with fake_in_thread(), caplog.at_level(logging.INFO):
+        code = run_bot(settings, http_trace=loopback_only_trace())
+    assert code == 2
+    [record] = [r for r in caplog.records if r.levelno >= logging.CRITICAL]
+    assert "cannot open the database" in record.getMessage()
+    assert "\n" not in record.getMessage() and record.exc_info is None
+    assert db.read_bytes().startswith(b"this is not a sqlite file")  # left untouched
+
+
+def test_run_bot_with_a_missing_corpus_exits_2(settings_factory, tmp_path, caplog):
+    settings = settings_factory(discord_token=FAKE_TOKEN, corpus_path=tmp_path / "nowhere")
+    with fake_in_thread(), caplog.at_level(logging.INFO):
+        code = run_bot(settings, http_trace=loopback_only_trace())
+    assert code == 2
+    [record] = [r for r in caplog.records if r.levelno >= logging.CRITICAL]
+    assert "cannot load the corpus" in record.getMessage() and record.exc_info is None
+
+
+def test_run_bot_without_token_exits_2(settings_factory, caplog):
+    with caplog.at_level(logging.INFO):
+        assert run_bot(settings_factory(discord_token=None)) == 2
+    assert "DISCORD_TOKEN" in caplog.text
+
+
+def test_run_bot_with_a_rejected_token_exits_2(settings_factory, caplog):
+    settings = settings_factory(discord_token=FAKE_TOKEN)
+    with fake_in_thread() as fake, caplog.at_level(logging.INFO):
+        fake.reject_token = True
+        code = run_bot(settings, http_trace=loopback_only_trace())
+    assert code == 2
+    assert "rejected DISCORD_TOKEN" in caplog.text
+    assert FAKE_TOKEN not in caplog.text
+
+
+def test_paperbot_is_a_commands_bot():
+    assert issubclass(PaperBot, discord.ext.commands.Bot)

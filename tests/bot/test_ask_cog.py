@@ -1,0 +1,122 @@
+"""/ask, mention chat, the shared cooldown and the error handler, through the real discord.py path."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import pytest
+
+QUESTION = "how does offline reinforcement learning avoid distribution shift?"
+
+
+async def test_ask_quotes_sentences_with_citations(harness):
+    ex = await harness.run_command("ask", {"question": QUESTION})
+    assert ex.callback_type == 4 and ex.ephemeral
+    embed = ex.embeds[0]
+    assert embed["title"].startswith("Q: ")
+    assert re.search(r"^> .+ \[1\]$", embed["description"], re.M)
+    sources = "\n".join(f["value"] for f in embed["fields"] if f["name"].startswith("Sources"))
+    answer = harness.bot.engine.answer(QUESTION)
+    for paper in answer.papers:
+        assert f"`{paper.id}`" in sources
+
+
+async def test_ask_public(harness):
+    ex = await harness.run_command("ask", {"question": QUESTION, "public": True})
+    assert not ex.ephemeral
+
+
+async def test_ask_nothing_found_is_helpful(harness):
+    ex = await harness.run_command("ask", {"question": "zzzzqqq xylophonium quuxification"})
+    assert ex.callback_type == 4 and ex.ephemeral
+    assert "found nothing" in ex.content and "/search" in ex.content
+
+
+async def test_ask_stopwords_only_is_a_query_error(harness):
+    ex = await harness.run_command("ask", {"question": "the of and"})
+    assert ex.callback_type == 4 and ex.ephemeral
+    assert ex.content
+
+
+async def test_mention_replies_to_the_message(harness):
+    ex = await harness.mention(QUESTION)
+    [post] = [r for r in ex.requests if r.method == "POST"]
+    assert post.path == f"/channels/{harness.channel_id}/messages"
+    assert int(post.json["message_reference"]["message_id"]) == int(ex.payload["id"])
+    assert post.json["allowed_mentions"] == {"parse": [], "replied_user": False}
+    assert post.json["embeds"][0]["title"].startswith("Q: ")
+
+
+async def test_mention_in_dm(harness):
+    ex = await harness.mention(QUESTION, guild=False)
+    [post] = [r for r in ex.requests if r.method == "POST"]
+    assert post.json["embeds"]
+
+
+async def test_mention_without_text_gets_help(harness):
+    ex = await harness.mention("")
+    [post] = [r for r in ex.requests if r.method == "POST"]
+    assert "Ask me a research question" in post.json["content"]
+
+
+async def test_messages_from_bots_and_without_mention_are_ignored(harness):
+    assert (await harness.mention(QUESTION, author_is_bot=True)).requests == []
+    assert (await harness.mention("hello there", raw=True)).requests == []
+
+
+async def test_shared_cooldown_across_search_ask_and_mentions(make_harness):
+    h = await make_harness(cooldown_rate=2, cooldown_per=60.0)
+    assert (await h.run_command("search", {"query": "learning"})).callback_type == 4
+    assert (await h.run_command("ask", {"question": QUESTION})).embeds
+    limited = await h.run_command("search", {"query": "learning"})
+    assert limited.callback_type == 4 and limited.ephemeral
+    assert re.search(r"try again in \d+ s", limited.content)
+    mention = await h.mention(QUESTION)
+    [post] = [r for r in mention.requests if r.method == "POST"]
+    assert "try again in" in post.json["content"]
+    # another user has their own bucket
+    assert (await h.run_command("search", {"query": "learning"}, user=h.bob)).embeds
+
+
+async def test_unexpected_error_shows_an_error_id_and_logs_it(harness, monkeypatch, caplog):
+    def boom(*args, **kwargs):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(harness.bot.engine, "answer", boom)
+    with caplog.at_level(logging.ERROR, logger="bot.errors"):
+        ex = await harness.run_command("ask", {"question": QUESTION})
+    assert ex.callback_type == 4 and ex.ephemeral
+    error_id = re.search(r"error id `([0-9a-f]{8})`", ex.content).group(1)
+    assert any(error_id in r.getMessage() and r.exc_info for r in caplog.records)
+    assert "kaboom" not in ex.content
+
+
+async def test_unexpected_error_after_defer_uses_followup(harness, monkeypatch):
+    """The handler works whether or not the interaction was already acknowledged."""
+
+    async def deferred_then_boom(self, interaction, question, public=False):
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        raise RuntimeError("late kaboom")
+
+    monkeypatch.setattr(harness.bot.tree.get_command("ask"), "_callback", deferred_then_boom)
+    ex = await harness.run_command("ask", {"question": QUESTION})
+    assert ex.callback_type == 5
+    followup = ex.requests[-1]
+    assert followup.method == "POST" and followup.path.startswith("/webhooks/")
+    assert "error id" in followup.json["content"]
+
+
+async def test_mention_unexpected_error_replies_with_id(harness, monkeypatch, caplog):
+    monkeypatch.setattr(harness.bot.engine, "answer", lambda *a, **k: 1 / 0)
+    with caplog.at_level(logging.ERROR):
+        ex = await harness.mention(QUESTION)
+    [post] = [r for r in ex.requests if r.method == "POST"]
+    error_id = re.search(r"error id `([0-9a-f]{8})`", post.json["content"]).group(1)
+    assert any(error_id in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("question", ["x" * 499 + "?", "what " * 99])
+async def test_long_questions_stay_within_limits(harness, question):
+    ex = await harness.run_command("ask", {"question": question})
+    assert ex.callback_type == 4
