@@ -86,7 +86,8 @@ _TEXT_SPECIALS = {
     "|": r"\textbar{}",
 }
 # ``\`` followed by one of these is already valid LaTeX: escaped specials, accents, spacing.
-_VALID_AFTER_BACKSLASH = frozenset("&%$#_'`^~\"=.,;:! -/@\\")
+_VALID_AFTER_BACKSLASH = frozenset("&%$#_,;:! -/@")
+_ACCENTS = frozenset("'`^~\"=.")
 _BRACE_LITERAL = {  # replacement of a brace that has no partner, per mode (they contain no braces'
     # imbalance themselves, so BibTeX's brace counting stays right)
     ("{", False): r"\textbraceleft{}",
@@ -127,7 +128,7 @@ class _Braces:
         self.stack.clear()
 
 
-def _math_body(body: str, closer: str) -> str:
+def _math_body(body: str) -> str:
     """Escape what would break inside math (``%`` comments the rest out, ``#`` is an error)."""
     out: list[str] = []
     braces = _Braces(out, math=True)
@@ -146,6 +147,9 @@ def _math_body(body: str, closer: str) -> str:
                     j += 1
                 out.append(body[i:j])
                 i = j
+            elif nxt in ("(", ")", "[", "]"):
+                out.append(nxt)  # a math delimiter inside math would end or nest it: keep the bracket
+                i += 2
             elif nxt:
                 out.append(body[i : i + 2])
                 i += 2
@@ -157,13 +161,27 @@ def _math_body(body: str, closer: str) -> str:
             braces.open(False)
         elif ch == "}":
             braces.close(False)
-        elif ch in "%#" or (ch == "&" and not align) or (ch == "$" and closer != "$"):
+        elif ch in "%#$" or (ch == "&" and not align):
             out.append("\\" + ch)
         else:
             out.append(ch)
         i += 1
     braces.finish()
     return "".join(out)
+
+
+def _scan(text: str, start: int, closer: str) -> int:
+    """Index of the first ``closer`` at or after ``start`` that is not escaped, or -1.
+
+    Backslash pairs are skipped as units, so ``\\$`` (a line break, then a dollar) closes math but
+    ``\\$`` preceded by one backslash (an escaped dollar) does not.
+    """
+    j, n = start, len(text)
+    while j < n:
+        if text.startswith(closer, j):
+            return j
+        j += 2 if text[j] == "\\" else 1
+    return -1
 
 
 def _find_math(text: str, i: int) -> tuple[str, str, str, int] | None:
@@ -174,29 +192,22 @@ def _find_math(text: str, i: int) -> tuple[str, str, str, int] | None:
     """
     n = len(text)
     if text.startswith("$$", i):
-        end = text.find("$$", i + 2)
-        while end != -1 and text[end - 1] == "\\":
-            end = text.find("$$", end + 1)
+        end = _scan(text, i + 2, "$$")
         return ("$$", text[i + 2 : end], "$$", end + 2) if end > i + 2 else None
     if text[i] == "$":
         if i + 1 >= n or text[i + 1].isspace():
             return None
         j = i + 1
-        while (j := text.find("$", j)) != -1:
-            if (
-                text[j - 1] != "\\"
-                and not text[j - 1].isspace()
-                and not (j + 1 < n and text[j + 1].isdigit())
-            ):
+        while (j := _scan(text, j, "$")) != -1:
+            if not text[j - 1].isspace() and not (j + 1 < n and text[j + 1].isdigit()):
                 return ("$", text[i + 1 : j], "$", j + 1)
             j += 1
         return None
-    opener = text[i : i + 2]
-    closer = {"\\(": "\\)", "\\[": "\\]"}.get(opener)
+    closer = {"\\(": "\\)", "\\[": "\\]"}.get(text[i : i + 2])
     if closer is None:
         return None
-    end = text.find(closer, i + 2)
-    return None if end == -1 else (opener, text[i + 2 : end], closer, end + 2)
+    end = _scan(text, i + 2, closer)
+    return None if end == -1 else (text[i : i + 2], text[i + 2 : end], closer, end + 2)
 
 
 def latex_escape(text: str) -> str:
@@ -219,7 +230,9 @@ def latex_escape(text: str) -> str:
             math = _find_math(text, i)
             if math is not None:
                 opener, body, closer, end = math
-                out.append(opener + _math_body(body, closer) + closer)
+                if opener.startswith("$") and out and out[-1].endswith("$"):
+                    out.append("{}")  # ``$a$$b$`` would read as display math: separate the two
+                out.append(opener + _math_body(body) + closer)
                 i = end
                 continue
             if ch == "$":
@@ -242,6 +255,14 @@ def latex_escape(text: str) -> str:
                     j += 1
                 out.append(text[i:j])
                 i = j
+            elif nxt == "\\":
+                out.append(" ")  # a forced line break means nothing in a field and fails at a paragraph start
+                i += 2
+            elif nxt in _ACCENTS:
+                # An accent needs something to sit on; give it an empty group when no letter follows.
+                follow = text[i + 2 : i + 3]
+                out.append(text[i : i + 2] if follow.isalpha() or follow == "{" else text[i : i + 2] + "{}")
+                i += 2
             elif nxt in _VALID_AFTER_BACKSLASH:
                 out.append(text[i : i + 2])
                 i += 2
@@ -304,7 +325,7 @@ def _short_id(paper_id: str) -> str:
     folded = re.sub(r"[^a-z0-9]", "", ascii_fold(paper_id).lower())
     if not folded:
         return hashlib.sha256(paper_id.encode("utf-8", "replace")).hexdigest()[:8]
-    return folded if len(folded) <= 12 else folded[:8]
+    return folded if len(folded) <= 10 else folded[:8]
 
 
 def citation_key(item: SavedItem) -> str:
