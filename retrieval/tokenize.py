@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: Bump whenever the output of :func:`tokenize` can change (it invalidates every index cache).
-TOKENIZER_VERSION = "2025.1-nltk-snowball-hyphen"
+TOKENIZER_VERSION = "2025.2-nltk-snowball-hyphen"
 
 #: NLTK's English stopword list (179 words), the most widely used "standard" list. Kept in code so the
 #: tokenizer has no data-file dependency.
@@ -113,7 +113,9 @@ def analyze_word(surface: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     cached = _WORD_CACHE.get(surface)
     if cached is not None:
         return cached
-    word = _strip_accents(surface.casefold())
+    # Fold twice: NFKD can produce capitals (mathematical 𝑨 -> A) and casefold can produce
+    # combining marks (İ -> i + U+0307).
+    word = _strip_accents(_strip_accents(surface).casefold())
     parts = _HYPHEN_RE.split(word) if ("-" in word or "\u2010" in word or "\u2011" in word) else [word]
     split = tuple(stem(p) for p in parts if p and p not in STOPWORDS)
     if len(parts) > 1:

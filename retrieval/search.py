@@ -1,0 +1,421 @@
+"""Query execution on an :class:`~retrieval.index.Index`: ranked search, snippets, similar papers and
+extractive answers.
+
+The hot path is numpy only (score accumulation over postings, boolean filter masks, argpartition);
+per-paper Python work (Hit, matched terms, snippet) happens only for the k hits returned.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from retrieval.errors import UnknownPaperError
+from retrieval.models import Answer, AnswerSentence, Hit, Paper, SearchResults
+from retrieval.query import ParsedQuery, QueryWord, parse_query, plain_query
+from retrieval.text import split_sentences, strip_markup
+from retrieval.tokenize import iter_words, tokenize
+
+if TYPE_CHECKING:
+    from retrieval.index import Index
+
+__all__ = ["MAX_K", "SNIPPET_LIMIT", "answer", "make_snippet", "rank", "search", "similar"]
+
+#: Largest page size accepted by search/similar.
+MAX_K = 100
+#: Longest snippet, in characters, markdown included.
+SNIPPET_LIMIT = 300
+#: Papers read for an extractive answer.
+ANSWER_PAPERS = 5
+#: Distinctive terms of a paper used as the query of :func:`similar`.
+SIMILAR_TERMS = 25
+
+# Discord markdown characters escaped in snippets, so only our own **bold** is markup.
+_MARKDOWN_RE = re.compile(r"([\\*_~`|>#\[\]])")
+_ELLIPSIS = "\u2026"
+
+
+def _check_k(k: int, limit: int = MAX_K) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= limit:
+        raise ValueError(f"k must be an integer from 1 to {limit}, not {k!r}")
+
+
+# --------------------------------------------------------------------------------------------------
+# Ranking
+
+
+def _top(
+    index: Index, scores: npt.NDArray[np.float64], candidates: npt.NDArray[np.bool_], need: int
+) -> tuple[npt.NDArray[np.int64], int]:
+    """The best ``need`` candidate docs by (score desc, corpus order), and the candidate count."""
+    docs = np.flatnonzero(candidates)
+    total = len(docs)
+    if total == 0 or need <= 0:
+        return np.zeros(0, dtype=np.int64), total
+    values = scores[docs]
+    if need < total:
+        # argpartition picks arbitrary members of a tie at the cut; take every doc scoring at least
+        # the cut value, then order them exactly.
+        cut = values[np.argpartition(-values, need - 1)[need - 1]]
+        keep = values >= cut
+        docs, values = docs[keep], values[keep]
+    order = np.lexsort((docs, -values))[:need]
+    return docs[order], total
+
+
+def _filter_mask(
+    index: Index, parsed: ParsedQuery, area: str | None, author: str | None
+) -> npt.NDArray[np.bool_] | None:
+    """Bool mask of papers passing every filter, or None when there is no filter."""
+    n = len(index)
+    mask: npt.NDArray[np.bool_] | None = None
+
+    def restrict(docs: npt.NDArray[np.int32]) -> None:
+        nonlocal mask
+        allowed = np.zeros(n, dtype=np.bool_)
+        allowed[docs] = True
+        mask = allowed if mask is None else mask & allowed
+
+    def remove(docs: npt.NDArray[np.int32]) -> None:
+        nonlocal mask
+        if mask is None:
+            mask = np.ones(n, dtype=np.bool_)
+        mask[docs] = False
+
+    areas = [*parsed.areas, *([area] if area and area.strip() else [])]
+    if areas:
+        ok = index.area_mask(areas)
+        allowed = ok[index.doc_area]
+        mask = allowed if mask is None else mask & allowed
+    for value in parsed.not_areas:
+        bad = index.area_mask([value])
+        remove(np.flatnonzero(bad[index.doc_area]).astype(np.int32))
+    for value in [*parsed.authors, *([author] if author and author.strip() else [])]:
+        restrict(index.author_docs(value))
+    for value in parsed.not_authors:
+        remove(index.author_docs(value))
+    for phrase in parsed.phrases:
+        restrict(index.phrase_docs(phrase))
+    for term in parsed.excluded_terms:
+        remove(index.term_docs(term))
+    for phrase in parsed.excluded_phrases:
+        remove(index.phrase_docs(phrase))
+    return mask
+
+
+def rank(
+    index: Index,
+    terms: Sequence[str],
+    need: int,
+    mask: npt.NDArray[np.bool_] | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], int]:
+    """Top ``need`` docs for ``terms`` among ``mask``; scores > 0 and containing some query term.
+
+    Returns:
+        ``(docs, all_scores, total)``.
+    """
+    scores, hit = index.score_terms(terms)
+    candidates = scores > 0
+    if hit is not None:
+        candidates &= hit  # BM25Plus gives every doc a positive floor; require a real match
+    if mask is not None:
+        candidates &= mask
+    docs, total = _top(index, scores, candidates, need)
+    return docs, scores, total
+
+
+def _matched(index: Index, doc: int, words: Iterable[QueryWord]) -> tuple[str, ...]:
+    out: list[str] = []
+    for word in words:
+        if word.surface not in out and any(index.contains(doc, t) for t in word.tokens):
+            out.append(word.surface)
+    return tuple(out)
+
+
+def search(
+    index: Index,
+    query: str,
+    k: int = 10,
+    *,
+    offset: int = 0,
+    area: str | None = None,
+    author: str | None = None,
+) -> SearchResults:
+    """Run a query; see :meth:`retrieval.index.Index.search`."""
+    _check_k(k)
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValueError(f"offset must be an integer >= 0, not {offset!r}")
+    parsed = parse_query(query)
+    mask = _filter_mask(index, parsed, area, author)
+    docs, scores, total = rank(index, parsed.terms, offset + k, mask)
+    stems = {t for w in parsed.words for t in w.tokens}
+    hits = []
+    for i, doc in enumerate(docs[offset : offset + k].tolist()):
+        paper = index.papers[doc]
+        hits.append(
+            Hit(
+                paper=paper,
+                score=float(scores[doc]),
+                rank=offset + i + 1,
+                matched_terms=_matched(index, doc, parsed.words),
+                snippet=make_snippet(paper, stems, index),
+            )
+        )
+    return SearchResults(hits=tuple(hits), total=total, offset=offset, query=query)
+
+
+def similar(index: Index, paper_id: str, k: int = 5) -> list[Hit]:
+    """Papers closest to ``paper_id``; see :meth:`retrieval.index.Index.similar`."""
+    _check_k(k)
+    pos = index.position(paper_id) if isinstance(paper_id, str) else None
+    if pos is None:
+        raise UnknownPaperError(str(paper_id))
+    source = index.papers[pos]
+    counts = Counter(t for t in tokenize(source.title + "\n" + source.abstract) if t in index.vocab)
+    # Positive idf (BM25Plus-style) so that common terms cannot dominate whatever the variant.
+    n = len(index)
+    weights = {
+        t: c * math.log((n + 1) / max(1, len(index.term_docs(t)))) for t, c in counts.items()
+    }
+    top_terms = sorted(weights, key=lambda t: (-weights[t], index.vocab[t]))[:SIMILAR_TERMS]
+    if not top_terms:
+        return []
+    # A representative surface form per stem for matched_terms: its most frequent plain word
+    # (a word whose only token it is) in the source paper.
+    forms: Counter[tuple[str, str]] = Counter()
+    for w in iter_words(source.abstract):
+        if len(w.tokens) == 1:
+            forms[(w.tokens[0], w.surface)] += 1
+    surfaces: dict[str, str] = {}
+    for (t, surface), _ in forms.most_common():
+        surfaces.setdefault(t, surface)
+    words = [QueryWord(surfaces.get(t, t), (t,)) for t in top_terms]
+    mask = np.ones(n, dtype=np.bool_)
+    mask[pos] = False
+    docs, scores, _ = rank(index, top_terms, k, mask)
+    stems = set(top_terms)
+    return [
+        Hit(
+            paper=index.papers[doc],
+            score=float(scores[doc]),
+            rank=i + 1,
+            matched_terms=_matched(index, doc, words),
+            snippet=make_snippet(index.papers[doc], stems, index),
+        )
+        for i, doc in enumerate(docs.tolist())
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
+# Snippets
+
+
+def _sentences(paper: Paper) -> list[str]:
+    # strip_markup is latex_to_display without its markdown (LaTeX already turned into Unicode):
+    # snippets add their own **bold** and escape the rest, so nothing can unbalance them.
+    display = strip_markup(paper.abstract) if paper.abstract else ""
+    sentences = [s.strip() for s in split_sentences(display) if s.strip()] if display else []
+    return sentences or ([paper.title] if paper.title else [])
+
+
+def _idf(index: Index | None, term: str) -> float:
+    if index is None:
+        return 1.0
+    df = len(index.term_docs(term))
+    return math.log((len(index) + 1) / max(df, 1))
+
+
+def _escape(text: str) -> str:
+    return _MARKDOWN_RE.sub(r"\\\1", text)
+
+
+def _render_atoms(sentence: str, stems: set[str]) -> list[tuple[str, bool]]:
+    """The sentence as whitespace-separated atoms rendered as markdown (query words bold, the rest
+    escaped), each with a flag telling whether it has a bold word. Bold never spans atoms, so
+    cutting between atoms keeps the markdown balanced."""
+    spans: list[tuple[int, int]] = []
+    for word in iter_words(sentence):
+        if not word.tokens:
+            continue
+        if len(word.parts) > 1 and word.tokens[0] in stems:
+            spans.append((word.start, word.end))  # the joined form matched: bold the whole word
+            continue
+        for start, end, tokens in word.parts:
+            if any(t in stems for t in tokens):
+                spans.append((start, end))
+    atoms: list[tuple[str, bool]] = []
+    span_i = 0
+    for m in re.finditer(r"\S+", sentence):
+        a_start, a_end = m.span()
+        pieces: list[str] = []
+        pos = a_start
+        bold = False
+        while span_i < len(spans) and spans[span_i][0] < a_end:
+            s, e = spans[span_i]
+            s, e = max(s, a_start), min(e, a_end)
+            pieces.append(_escape(sentence[pos:s]))
+            pieces.append(f"**{_escape(sentence[s:e])}**")
+            bold = True
+            pos = e
+            if spans[span_i][1] <= a_end:
+                span_i += 1
+            else:
+                break
+        pieces.append(_escape(sentence[pos:a_end]))
+        atoms.append(("".join(pieces), bold))
+    return atoms
+
+
+def _fit(atoms: list[tuple[str, bool]], limit: int) -> str:
+    """Join atoms with spaces within ``limit`` characters, cutting at atom boundaries (with an
+    ellipsis) and starting a little before the first bold atom when the start would not fit."""
+    text = " ".join(a for a, _ in atoms)
+    if len(text) <= limit:
+        return text
+    first_bold = next((i for i, (_, b) in enumerate(atoms) if b), 0)
+    # Start a few words before the first match when the match would otherwise fall off the end.
+    start = 0
+    if sum(len(a) + 1 for a, _ in atoms[: first_bold + 1]) > limit * 0.6:
+        start = max(0, first_bold - 6)
+    out: list[str] = [_ELLIPSIS] if start > 0 else []
+    used = len(out[0]) if out else 0
+    cut = False
+    for atom, _ in atoms[start:]:
+        extra = len(atom) + (1 if out else 0)
+        if used + extra > limit - 2:  # keep room for " …"
+            cut = True
+            break
+        out.append(atom)
+        used += extra
+    if not out or (out == [_ELLIPSIS]):
+        # A single giant atom (a URL, a formula): cut its plain text, unbolded and escaped.
+        plain = atoms[start][0].replace("**", "")
+        piece = plain[: limit - 2]
+        while piece.endswith("\\"):
+            piece = piece[:-1]
+        return (_ELLIPSIS if start > 0 else "") + piece[: limit - 2 - (1 if start > 0 else 0)] + _ELLIPSIS
+    text = " ".join(out)
+    if cut:
+        text += " " + _ELLIPSIS
+    return text
+
+
+def make_snippet(
+    paper: Paper, stems: set[str], index: Index | None = None, limit: int = SNIPPET_LIMIT
+) -> str:
+    """The best one or two sentences of the paper's display abstract, query words in ``**bold**``.
+
+    Sentences are scored by the idf of the distinct query terms they contain; the best one is kept,
+    plus the next best when both fit. Matching is by token, so ``models`` bolds ``model``. Other
+    markdown characters are escaped; the result is at most ``limit`` characters and its markdown is
+    balanced (cuts happen between words, never inside bold).
+
+    Args:
+        paper: The paper.
+        stems: Query tokens (as produced by the tokenizer).
+        index: For idf weights (uniform weights without it).
+        limit: Maximum length in characters.
+
+    Returns:
+        The snippet (markdown).
+    """
+    sentences = _sentences(paper)
+    if not sentences:
+        return ""
+    scored: list[tuple[float, int, set[str]]] = []
+    for i, sentence in enumerate(sentences):
+        found = {t for t in tokenize(sentence) if t in stems}
+        scored.append((sum(_idf(index, t) for t in found), i, found))
+    best = max(scored, key=lambda s: (s[0], -s[1]))
+    chosen = [best[1]]
+    if best[0] > 0 and len(sentences) > 1:
+        # A second sentence: the one adding most weight of terms the best one lacks; if none adds
+        # anything, the one that follows the best.
+        def gain(s: tuple[float, int, set[str]]) -> float:
+            return sum(_idf(index, t) for t in s[2] - best[2])
+
+        others = [s for s in scored if s[1] != best[1]]
+        second = max(others, key=lambda s: (gain(s), s[0], -abs(s[1] - best[1])))
+        if gain(second) == 0:
+            second = scored[best[1] + 1] if best[1] + 1 < len(scored) else scored[best[1] - 1]
+        if len(sentences[best[1]]) + len(sentences[second[1]]) + 3 <= limit:
+            chosen = sorted([best[1], second[1]])
+    atoms: list[tuple[str, bool]] = []
+    for j, i in enumerate(chosen):
+        if j and i != chosen[j - 1] + 1:
+            atoms.append((_ELLIPSIS, False))
+        atoms.extend(_render_atoms(sentences[i], stems))
+    return _fit(atoms, limit)
+
+
+# --------------------------------------------------------------------------------------------------
+# Extractive answers
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def answer(index: Index, question: str, k: int = 4) -> Answer:
+    """Extractive answer; see :meth:`retrieval.index.Index.answer`.
+
+    Candidate sentences come from the top :data:`ANSWER_PAPERS` papers for the question. Each is
+    scored BM25-style against the question terms (idf-weighted, saturated term frequency, length
+    normalised by the average candidate sentence length), times a mild prior for the paper's rank.
+    The best are taken greedily: at most two per paper, none too similar (Jaccard >= 0.6) to one
+    already taken, and beyond the second only sentences scoring at least 40 % of the best.
+    """
+    _check_k(k, 10)
+    parsed = plain_query(question)
+    docs, scores, _ = rank(index, parsed.terms, ANSWER_PAPERS)
+    if not len(docs):
+        return Answer(question=question, sentences=(), papers=())
+    q_terms = Counter(parsed.terms)
+    top_score = float(scores[docs[0]])
+    candidates: list[tuple[str, int, Counter[str], float]] = []
+    for rank_i, doc in enumerate(docs.tolist()):
+        prior = 0.8 + 0.2 * float(scores[doc]) / top_score if top_score > 0 else 1.0
+        for sentence in _sentences(index.papers[doc]):
+            tokens = tokenize(sentence)
+            if len(tokens) < 4:  # headings, "Code is available." and other fragments
+                continue
+            candidates.append((sentence, doc, Counter(tokens), prior - 0.001 * rank_i))
+    if not candidates:
+        return Answer(question=question, sentences=(), papers=())
+    avg_len = sum(sum(c.values()) for _, _, c, _ in candidates) / len(candidates)
+    k1, b = 1.2, 0.75
+    scored: list[tuple[float, int, str, int, set[str]]] = []
+    for order, (sentence, doc, counts, prior) in enumerate(candidates):
+        length = sum(counts.values())
+        value = 0.0
+        for term in q_terms:
+            tf = counts.get(term, 0)
+            if tf:
+                value += _idf(index, term) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg_len))
+        if value > 0:
+            scored.append((value * prior, order, sentence, doc, set(counts)))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    chosen: list[tuple[float, int, str, int, set[str]]] = []
+    per_paper: Counter[int] = Counter()
+    for item in scored:
+        if len(chosen) >= k:
+            break
+        value, _, _, doc, terms = item
+        if per_paper[doc] >= 2 or any(_jaccard(terms, c[4]) >= 0.6 for c in chosen):
+            continue
+        if len(chosen) >= 2 and value < 0.4 * chosen[0][0]:
+            break
+        chosen.append(item)
+        per_paper[doc] += 1
+    sentences = tuple(AnswerSentence(text=s, paper=index.papers[d], score=v) for v, _, s, d, _ in chosen)
+    cited: dict[str, Paper] = {}
+    for s in sentences:
+        cited.setdefault(s.paper.id, s.paper)
+    return Answer(question=question, sentences=sentences, papers=tuple(cited.values()))
+

@@ -1,0 +1,274 @@
+"""Index container API, parameters, and the on-disk cache (round trip, damage, staleness, speed)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+import zipfile
+
+import numpy as np
+import pytest
+
+import retrieval.index as index_module
+from bench._synth import Generator, write_corpus
+from retrieval.errors import CorpusError
+from retrieval.index import BM25Params, cache_path_for, open_index
+
+QUERIES = ["sparse autoencoders", "offline reinforcement learning", '"language models" -diffusion', "bounds"]
+
+
+def snapshot(index, queries=QUERIES):
+    out = []
+    for q in queries:
+        r = index.search(q, 10)
+        out.append((r.total, [(h.paper.id, h.score, h.matched_terms, h.snippet) for h in r.hits]))
+    return out
+
+
+def warnings_of(caplog):
+    return [r for r in caplog.records if r.name == "retrieval.index" and r.levelno >= logging.WARNING]
+
+
+# -- parameters -----------------------------------------------------------------------------------
+
+
+def test_params_defaults_and_validation():
+    p = BM25Params()
+    assert (p.variant, p.k1, p.b, p.epsilon) == ("okapi", 1.5, 0.75, 0.25)
+    assert BM25Params(variant="l").effective_delta == 0.5
+    assert BM25Params(variant="plus").effective_delta == 1.0
+    assert BM25Params(variant="plus", delta=0.3).effective_delta == 0.3
+    for bad in [dict(variant="bm25"), dict(k1=-1), dict(b=1.5), dict(k1=float("nan")), dict(delta=-1.0)]:
+        with pytest.raises(ValueError):
+            BM25Params(**bad)
+    with pytest.raises(AttributeError):
+        p.k1 = 2.0  # frozen
+
+
+# -- container API --------------------------------------------------------------------------------
+
+
+def test_container_protocol(seed_index, seed_papers):
+    assert len(seed_index) == len(seed_papers) == 40
+    assert seed_index.papers == tuple(seed_papers)
+    first = seed_papers[0]
+    assert seed_index.get(first.id) is first and first.id in seed_index
+    assert seed_index.get(first.id.upper()) is first  # ids are typed by people
+    assert seed_index.get("nope") is None and "nope" not in seed_index and 3 not in seed_index
+    assert isinstance(seed_index.built_at, float) and seed_index.build_seconds >= 0
+    assert seed_index.params == BM25Params()
+
+
+def test_arrays_are_read_only(seed_index):
+    for name, arr in seed_index.arrays().items():
+        with pytest.raises(ValueError):
+            arr[...] = 0
+        assert not arr.flags.writeable, name
+
+
+def test_areas_counts_sorted(seed_index, seed_papers):
+    areas = seed_index.areas()
+    assert sum(c for _, c in areas) == sum(1 for p in seed_papers if p.area)
+    counts = [c for _, c in areas]
+    assert counts == sorted(counts, reverse=True)
+    assert areas[0] == ("Theory · Learning Theory", 7)
+
+
+def test_complete_areas(seed_index):
+    assert seed_index.complete_areas("theo")[0] == "Theory"
+    assert "Theory · Game Theory" in seed_index.complete_areas("game")
+    assert "Reinforcement Learning · Batch/Offline" in seed_index.complete_areas("batch")
+    assert len(seed_index.complete_areas("", limit=3)) == 3
+    assert seed_index.complete_areas("zzzz") == []
+
+
+def test_complete_ids(seed_index, seed_papers):
+    pid = seed_papers[5].id
+    found = seed_index.complete_ids(pid[:4])
+    assert (pid, seed_papers[5].title) in found
+    assert all(i.lower().startswith(pid[:4].lower()) for i, _ in found[:1])
+    word = seed_papers[7].title.split()[1].lower()
+    assert any(i == seed_papers[7].id for i, _ in seed_index.complete_ids(word, 25))
+    assert len(seed_index.complete_ids("", limit=5)) == 5
+
+
+def test_nearest_areas(seed_index):
+    assert "Theory · Game Theory" in seed_index.nearest_areas("game theroy")
+    assert len(seed_index.nearest_areas("reinforcment", 2)) <= 2
+    assert seed_index.nearest_areas("reinforcment")[0].startswith("Reinforcement Learning")
+
+
+# -- cache ----------------------------------------------------------------------------------------
+
+
+def test_cache_round_trip_gives_identical_results(corpus_copy, caplog):
+    built, report = open_index(corpus_copy)
+    assert not report.from_cache and report.build_seconds > 0
+    assert report.papers == 40 and report.added == tuple(p.id for p in built.papers)
+    cache = cache_path_for(corpus_copy, BM25Params())
+    assert cache.exists() and cache.parent == corpus_copy.parent / ".paperbot-index"
+    loaded, report2 = open_index(corpus_copy)
+    assert report2.from_cache and report2.build_seconds == 0.0
+    for field in ("files", "duplicates", "duplicate_details", "skipped", "papers"):
+        assert getattr(report2, field) == getattr(report, field), field
+    assert loaded.papers == built.papers and loaded.fingerprint == built.fingerprint
+    assert loaded.built_at == built.built_at
+    assert snapshot(loaded) == snapshot(built)
+    assert [h.paper.id for h in loaded.similar(built.papers[0].id)] == [
+        h.paper.id for h in built.similar(built.papers[0].id)
+    ]
+    for name, arr in built.arrays().items():
+        assert np.array_equal(arr, loaded.arrays()[name]), name
+    assert warnings_of(caplog) == []
+
+
+def damage_garbage(path):
+    path.write_bytes(b"this is not an index at all" * 100)
+
+
+def damage_truncate(path):
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def damage_flip(path):
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 3
+    data[middle : middle + 64] = bytes(b ^ 0xFF for b in data[middle : middle + 64])
+    path.write_bytes(bytes(data))
+
+
+def damage_foreign_npz(path):
+    with path.open("wb") as fh:
+        np.savez(fh, meta=np.frombuffer(b'{"format": "someone-else"}', dtype=np.uint8), x=np.arange(3))
+
+
+def damage_empty(path):
+    path.write_bytes(b"")
+
+
+def damage_zip_without_meta(path):
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("hello.txt", "hi")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [damage_garbage, damage_truncate, damage_flip, damage_foreign_npz, damage_empty, damage_zip_without_meta],
+)
+def test_damaged_cache_is_rebuilt_with_one_warning(corpus_copy, caplog, damage):
+    reference, _ = open_index(corpus_copy)
+    cache = cache_path_for(corpus_copy, BM25Params())
+    damage(cache)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        index, report = open_index(corpus_copy)
+    assert not report.from_cache
+    assert len(warnings_of(caplog)) == 1, [r.getMessage() for r in caplog.records]
+    assert str(cache) in warnings_of(caplog)[0].getMessage()
+    assert snapshot(index) == snapshot(reference)
+    caplog.clear()
+    again, report = open_index(corpus_copy)  # the rebuilt cache is good again
+    assert report.from_cache and warnings_of(caplog) == []
+
+
+def test_stale_cache_after_a_content_edit_with_same_size_and_mtime(corpus_copy, caplog):
+    open_index(corpus_copy)
+    path = sorted(corpus_copy.glob("*.txt"))[0]
+    st = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert "Sparse autoencoders" in text or "Generative models" in text
+    edited = text.replace("Generative models", "Generative modelz", 1)
+    assert len(edited.encode()) == st.st_size
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime: only the hash sees it
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        index, report = open_index(corpus_copy)
+    assert not report.from_cache
+    assert len(warnings_of(caplog)) == 1 and "stale" in warnings_of(caplog)[0].getMessage()
+    assert any("modelz" in p.abstract for p in index.papers)
+
+
+def test_params_and_tokenizer_version_key_the_cache(corpus_copy, caplog, monkeypatch):
+    open_index(corpus_copy)
+    plus, report = open_index(corpus_copy, BM25Params(variant="plus"))
+    assert not report.from_cache and plus.params.variant == "plus"  # its own cache file
+    assert open_index(corpus_copy)[1].from_cache
+    monkeypatch.setattr(index_module, "TOKENIZER_VERSION", "test-changed")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        _, report = open_index(corpus_copy)
+    assert not report.from_cache and len(warnings_of(caplog)) == 1
+
+
+def test_cache_dir_and_read_only_fallback(corpus_copy, tmp_path, monkeypatch):
+    cache_dir = tmp_path / "cache"
+    _, report = open_index(corpus_copy, cache_dir=cache_dir)
+    assert list(cache_dir.glob("*.npz")) and report.extra["cache"].startswith(str(cache_dir))
+    assert open_index(corpus_copy, cache_dir=cache_dir)[1].from_cache
+    # A read-only corpus folder (root ignores permissions, so simulate it): fall back to temp.
+    monkeypatch.setattr(index_module.tempfile, "tempdir", str(tmp_path / "tmp"))
+    real = index_module._writable_dir
+    monkeypatch.setattr(
+        index_module, "_writable_dir", lambda p: False if ".paperbot-index" in str(p) else real(p)
+    )
+    _, report = open_index(corpus_copy)
+    assert str(tmp_path / "tmp") in str(report.extra["cache"])
+    assert not (corpus_copy.parent / ".paperbot-index").exists()
+    assert open_index(corpus_copy)[1].from_cache
+
+
+def test_previous_gives_added_removed_and_is_not_mutated(corpus_copy, tmp_path):
+    old, _ = open_index(corpus_copy)
+    before = snapshot(old)
+    files = sorted(corpus_copy.glob("*.txt"))
+    smaller = tmp_path / "smaller"
+    smaller.mkdir()
+    shutil.copy(files[0], smaller / files[0].name)
+    new, report = open_index(smaller, previous=old)
+    kept = {p.id for p in new.papers}
+    assert report.added == ()
+    assert set(report.removed) == {p.id for p in old.papers} - kept
+    assert report.unchanged == len(kept) and report.papers == len(new)
+    assert snapshot(old) == before and len(old) == 40
+    back, report = open_index(corpus_copy, previous=new)
+    assert set(report.added) == set(report.added) and len(report.added) == 40 - len(kept)
+    assert report.removed == ()
+
+
+def test_progress_is_reported_cheaply(tmp_path):
+    gen = Generator(3000, seed=3)
+    folder = tmp_path / "synthetic"
+    write_corpus(gen.papers(), folder, per_file=1000)
+    calls = []
+    open_index(folder, progress=lambda stage, done, total: calls.append((stage, done, total)))
+    stages = [c[0] for c in calls]
+    assert {"parse", "tokenize", "index"} <= set(stages)
+    assert stages.index("parse") < stages.index("tokenize") < stages.index("index")
+    assert all(0 <= done <= total for _, done, total in calls)
+    assert ("tokenize", 3000, 3000) in calls and len(calls) < 250
+
+
+def test_cache_load_is_at_least_five_times_faster_than_building(tmp_path):
+    folder = tmp_path / "synthetic"
+    write_corpus(Generator(5000, seed=5).papers(), folder)
+    started = time.perf_counter()
+    built, report = open_index(folder)
+    build = time.perf_counter() - started
+    assert not report.from_cache
+    loads = []
+    for _ in range(3):
+        started = time.perf_counter()
+        loaded, report = open_index(folder)
+        loads.append(time.perf_counter() - started)
+        assert report.from_cache
+    assert build / min(loads) >= 5, (build, loads)
+    assert snapshot(loaded, ["learning models", "data"]) == snapshot(built, ["learning models", "data"])
+
+
+def test_missing_corpus_is_a_corpus_error(tmp_path):
+    with pytest.raises(CorpusError):
+        open_index(tmp_path / "does-not-exist")

@@ -1,0 +1,120 @@
+"""The query parser: words, phrases, exclusions, filters, errors with positions, limits, fuzzing."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from retrieval.errors import EmptyQueryError, QueryError
+from retrieval.query import MAX_QUERY_CHARS, MAX_QUERY_WORDS, parse_query, plain_query
+
+
+def test_free_words_keep_surface_forms_and_tokens():
+    q = parse_query("Sparse Autoencoders flow-matching")
+    assert [w.surface for w in q.words] == ["sparse", "autoencoders", "flow-matching"]
+    assert q.terms == ["spars", "autoencod", "flowmatch", "flow", "match"]
+
+
+def test_phrase_is_required_and_searched():
+    q = parse_query('"offline reinforcement learning" policies')
+    assert q.phrases == (("offlin", "reinforc", "learn"),)
+    assert q.terms == ["offlin", "reinforc", "learn", "polici"]
+
+
+def test_smart_quotes_are_quotes():
+    assert parse_query("\u201cflow matching\u201d").phrases == (("flow", "match"),)
+
+
+def test_exclusions():
+    q = parse_query('diffusion -image -"large language" -flow-matching')
+    assert q.terms == ["diffus"]
+    assert q.excluded_terms == ("imag",)
+    assert q.excluded_phrases == (("larg", "languag"), ("flow", "match"))
+
+
+def test_filters_and_their_values():
+    q = parse_query('bounds area:theory AUTHOR:"Neel Nanda" area:"large language models" -author:smith')
+    assert q.areas == ("theory", "large language models")
+    assert q.authors == ("Neel Nanda",)
+    assert q.not_authors == ("smith",)
+    assert q.terms == ["bound"]
+
+
+def test_unknown_operator_is_text():
+    q = parse_query("foo:bar models")
+    assert q.terms == ["foo", "bar", "model"]
+    assert not q.areas and not q.authors
+
+
+def test_hyphen_inside_a_word_is_not_an_exclusion():
+    assert parse_query("state-of-the-art").excluded_terms == ()
+
+
+@pytest.mark.parametrize(
+    ("query", "position", "fragment"),
+    [
+        ('models "unclosed phrase', 7, "unclosed quote"),
+        ("models area:", 7, "area: at position 7 needs a value"),
+        ('models author:""', 7, "author:"),
+        ("models area:   theory", 7, "needs a value"),
+        ("models - theory", 7, "'-'"),
+        ("models -", 7, "'-'"),
+        ('area:"theory', 5, "unclosed quote"),
+        ('-"unclosed', 1, "unclosed quote"),
+    ],
+)
+def test_malformed_queries_report_what_and_where(query, position, fragment):
+    with pytest.raises(QueryError) as info:
+        parse_query(query)
+    assert not isinstance(info.value, EmptyQueryError)
+    assert info.value.position == position
+    assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "the of and", "!!! ???", "-models -data", "area:theory", '""'])
+def test_queries_without_searchable_words(query):
+    with pytest.raises(EmptyQueryError, match="the query has no searchable word"):
+        parse_query(query)
+
+
+def test_too_long_queries():
+    with pytest.raises(QueryError, match="too long") as info:
+        parse_query("model " * 200)
+    assert info.value.position == MAX_QUERY_CHARS
+    with pytest.raises(QueryError, match="too many words"):
+        parse_query(" ".join(f"w{i}" for i in range(MAX_QUERY_WORDS + 1)))
+    parse_query(" ".join(f"w{i}" for i in range(MAX_QUERY_WORDS)))  # the limit itself is fine
+
+
+def test_plain_query_ignores_operators():
+    q = plain_query('What is "flow matching" -really? area:theory')
+    assert q.phrases == () and q.areas == () and q.excluded_terms == ()
+    assert "realli" in q.terms and "theori" in q.terms
+
+
+QUERY_ALPHABET = st.sampled_from(list('ab -":“”\'\\ area author:xyz \t\nÉé模*_') + ["area:", "author:", "-"])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=80), st.lists(QUERY_ALPHABET, max_size=40).map("".join)))
+def test_parser_never_raises_anything_but_query_errors(text):
+    try:
+        q = parse_query(text)
+    except QueryError as exc:
+        assert exc.position is None or 0 <= exc.position <= len(text)
+        assert str(exc)
+    else:
+        assert q.terms
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=60), st.lists(QUERY_ALPHABET, max_size=30).map("".join)))
+def test_search_on_arbitrary_text_gives_results_or_query_error(seed_index, text):
+    try:
+        results = seed_index.search(text, 5)
+    except QueryError:
+        return
+    assert results.total >= len(results.hits)
+    for hit in results.hits:
+        assert hit.score > 0 and len(hit.snippet) <= 300

@@ -1,0 +1,275 @@
+"""Search behaviour on the bundled corpus: golden rankings, filters, paging, snippets, similar, answer."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from retrieval.errors import EmptyQueryError, UnknownPaperError
+from retrieval.models import Paper
+from retrieval.search import SNIPPET_LIMIT, make_snippet
+from retrieval.text import strip_markup
+from retrieval.tokenize import phrase_tokens, tokenize
+
+
+def contains_phrase(paper: Paper, phrase: str) -> bool:
+    """Brute force: the phrase tokens appear consecutively in the title or the abstract."""
+    needle = phrase_tokens(phrase)
+    for text in (paper.title, paper.abstract):
+        hay = phrase_tokens(text)
+        if any(hay[i : i + len(needle)] == needle for i in range(len(hay) - len(needle) + 1)):
+            return True
+    return False
+
+
+def has_token(paper: Paper, token: str) -> bool:
+    return token in tokenize(paper.title) or token in tokenize(paper.abstract)
+
+
+# -- golden rankings ------------------------------------------------------------------------------
+
+
+def test_golden_sparse_autoencoders(seed_index):
+    results = seed_index.search("sparse autoencoders", 5)
+    assert results.total == 4
+    assert [h.paper.abstract[:30] for h in results.hits[:3]] == ["Sparse autoencoders (SAEs) are"] * 3
+    assert results.hits[3].paper.abstract.startswith("Data filtering plays a central role")
+    assert [h.rank for h in results.hits] == [1, 2, 3, 4]
+    assert results.hits[0].matched_terms == ("sparse", "autoencoders")
+    assert results.hits[0].paper.abstract.startswith("Sparse autoencoders (SAEs) are widely used")
+
+
+def test_golden_offline_reinforcement_learning(seed_index):
+    results = seed_index.search("offline reinforcement learning", 10)
+    top2 = results.hits[:2]
+    assert {h.paper.area for h in top2} == {"Reinforcement Learning · Batch/Offline"}
+    assert top2[0].paper.abstract.startswith("Generative models such as diffusion and flow-matching")
+    assert all(h.score > 0 for h in results.hits)
+    scores = [h.score for h in results.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_stemming_and_case_in_queries(seed_index):
+    a = seed_index.search("Sparse AUTOENCODER", 5)
+    b = seed_index.search("sparse autoencoders", 5)
+    assert [h.paper.id for h in a.hits] == [h.paper.id for h in b.hits]
+    assert a.hits[0].matched_terms == ("sparse", "autoencoder")
+
+
+def test_no_hits_is_an_empty_page_not_an_error(seed_index):
+    results = seed_index.search("zzzyzzx qqqwv", 5)
+    assert results.total == 0 and results.hits == ()
+
+
+def test_empty_query_raises(seed_index):
+    with pytest.raises(EmptyQueryError):
+        seed_index.search("the of and", 5)
+
+
+@pytest.mark.parametrize(("k", "offset"), [(0, 0), (101, 0), (5, -1), (True, 0), (5, 1.5)])
+def test_k_and_offset_are_validated(seed_index, k, offset):
+    with pytest.raises(ValueError):
+        seed_index.search("models", k, offset=offset)
+
+
+# -- filters --------------------------------------------------------------------------------------
+
+
+def test_phrase_filter_matches_brute_force(seed_index):
+    for phrase in ["sparse autoencoders", "language models", "flow matching", "reinforcement learning"]:
+        results = seed_index.search(f'"{phrase}"', 100)
+        expected = {p.id for p in seed_index.papers if contains_phrase(p, phrase)}
+        assert {h.paper.id for h in results.hits} == expected, phrase
+        assert results.total == len(expected) > 0
+
+
+def test_phrase_order_matters(seed_index):
+    forward = seed_index.search('"sparse autoencoders"', 100).total
+    backward = seed_index.search('"autoencoders sparse"', 100).total
+    assert forward > 0 and backward < forward
+
+
+def test_hyphenated_phrase_matches_both_spellings(seed_index):
+    hits = seed_index.search('"flow matching"', 10).hits
+    assert any("flow-matching" in h.paper.abstract for h in hits)
+
+
+def test_exclusion(seed_index):
+    results = seed_index.search("reinforcement learning -offline", 100)
+    assert results.total > 0
+    assert not any(has_token(h.paper, "offlin") for h in results.hits)
+    everything = seed_index.search("reinforcement learning", 100)
+    expected = [h.paper.id for h in everything.hits if not has_token(h.paper, "offlin")]
+    assert [h.paper.id for h in results.hits] == expected
+
+
+def test_excluded_phrase(seed_index):
+    results = seed_index.search('models -"language models"', 100)
+    assert results.total > 0
+    assert not any(contains_phrase(h.paper, "language models") for h in results.hits)
+
+
+def test_area_filter_inline_and_keyword(seed_index):
+    inline = seed_index.search("learning area:theory", 100)
+    keyword = seed_index.search("learning", 100, area="Theory")
+    assert [h.paper.id for h in inline.hits] == [h.paper.id for h in keyword.hits]
+    assert inline.total > 0 and all("Theory" in h.paper.area for h in inline.hits)
+
+
+def test_area_matches_sub_area_partially_and_ignores_punctuation(seed_index):
+    results = seed_index.search('policy area:"batch offline"', 100)
+    assert results.total > 0
+    assert {h.paper.area for h in results.hits} == {"Reinforcement Learning · Batch/Offline"}
+    llm = seed_index.search('models area:"LARGE language"', 100)
+    assert {h.paper.area for h in llm.hits} == {"Deep Learning · Large Language Models"}
+
+
+def test_area_filters_combine(seed_index):
+    both = seed_index.search("learning area:theory", 100, area="game")
+    assert both.total > 0 and {h.paper.area for h in both.hits} == {"Theory · Game Theory"}
+
+
+def test_filters_apply_before_the_top_k_cut(seed_index):
+    # The Game Theory papers are far down the global ranking for "learning"; filtering first
+    # still returns them at ranks 1.. and counts them all.
+    global_ranking = [h.paper.area for h in seed_index.search("learning", 100).hits]
+    first_game = global_ranking.index("Theory · Game Theory")
+    assert first_game >= 1
+    filtered = seed_index.search("learning", 1, area="game theory")
+    assert filtered.hits[0].rank == 1 and filtered.hits[0].paper.area == "Theory · Game Theory"
+    assert filtered.total == global_ranking.count("Theory · Game Theory")
+
+
+def test_author_filter_partial_case_and_accent_insensitive(seed_index):
+    nanda = seed_index.search("sparse author:nanda", 10)
+    assert nanda.total >= 1 and all(any("Nanda" in a for a in h.paper.authors) for h in nanda.hits)
+    for spelling in ["scholkopf", "SCHÖLKOPF", "Bernhard Schölkopf", "schölk"]:
+        hits = seed_index.search("learning", 10, author=spelling).hits
+        assert hits and all("Bernhard Schölkopf" in h.paper.authors for h in hits), spelling
+    assert seed_index.search("learning", 10, author="nobody-by-that-name").total == 0
+
+
+def test_negated_filters(seed_index):
+    results = seed_index.search("learning -area:theory -author:nanda", 100)
+    assert results.total > 0
+    assert not any(h.paper.top_area == "Theory" for h in results.hits)
+    assert not any("Neel Nanda" in h.paper.authors for h in results.hits)
+
+
+# -- paging ---------------------------------------------------------------------------------------
+
+
+def test_pages_concatenate_to_the_full_ranking(seed_index):
+    full = seed_index.search("learning models", 100)
+    assert full.total == len(full.hits) > 10
+    pages = []
+    for offset in range(0, full.total + 3, 3):
+        page = seed_index.search("learning models", 3, offset=offset)
+        assert page.total == full.total and page.offset == offset
+        pages.extend(page.hits)
+    assert [h.paper.id for h in pages] == [h.paper.id for h in full.hits]
+    assert [h.rank for h in pages] == list(range(1, full.total + 1))
+    assert seed_index.search("learning models", 5, offset=full.total).hits == ()
+
+
+# -- snippets -------------------------------------------------------------------------------------
+
+
+def balanced(snippet: str) -> bool:
+    """Bold markers pair up and no unescaped markdown character is left alone."""
+    unescaped = re.sub(r"\\.", "", snippet)
+    stars = unescaped.replace("**", "")
+    return unescaped.count("**") % 2 == 0 and not re.search(r"[*_~`|]", stars)
+
+
+@pytest.mark.parametrize(
+    "query", ["sparse autoencoders", "offline reinforcement learning", "models", "flow-matching", "bounds"]
+)
+def test_snippets_are_short_balanced_and_bold_query_words(seed_index, query):
+    stems = set(tokenize(query))
+    for hit in seed_index.search(query, 20).hits:
+        assert 0 < len(hit.snippet) <= SNIPPET_LIMIT
+        assert balanced(hit.snippet), hit.snippet
+        bolded = re.findall(r"\*\*(.+?)\*\*", hit.snippet)
+        assert bolded, hit.snippet
+        assert all(set(tokenize(b)) & stems for b in bolded), (bolded, stems)
+
+
+def test_snippet_bolds_by_stem(seed_index):
+    hit = seed_index.search("model", 1).hits[0]
+    assert re.search(r"\*\*[Mm]odels?\*\*", hit.snippet)
+
+
+def test_snippet_of_a_long_sentence_is_cut_at_a_word_with_an_ellipsis():
+    words = " ".join(f"filler{i}" for i in range(120))
+    paper = Paper("x", "t", (), False, "", f"{words} the target_word *appears* here {words}.")
+    snippet = make_snippet(paper, {"appear"}, None)
+    assert len(snippet) <= SNIPPET_LIMIT and balanced(snippet)
+    assert "**appears**" in snippet and snippet.startswith("…") and snippet.endswith("…")
+    assert "target\\_word" in snippet  # other markdown characters are escaped
+
+
+def test_snippet_never_exceeds_limit_with_giant_tokens():
+    paper = Paper("x", "t", (), False, "", "https://example.org/" + "a" * 600 + " model.")
+    snippet = make_snippet(paper, {"model"}, None)
+    assert len(snippet) <= SNIPPET_LIMIT and balanced(snippet)
+
+
+# -- similar --------------------------------------------------------------------------------------
+
+
+def test_similar_excludes_itself_and_finds_related_papers(seed_index):
+    sae = seed_index.search("sparse autoencoders", 1).hits[0].paper
+    hits = seed_index.similar(sae.id, 5)
+    assert len(hits) == 5 and sae.id not in {h.paper.id for h in hits}
+    assert [h.rank for h in hits] == [1, 2, 3, 4, 5]
+    assert hits[0].paper.abstract.startswith("Sparse autoencoders")
+    assert all(h.score > 0 and len(h.snippet) <= SNIPPET_LIMIT for h in hits)
+    assert all(balanced(h.snippet) for h in hits)
+
+
+def test_similar_unknown_id(seed_index):
+    with pytest.raises(UnknownPaperError):
+        seed_index.similar("no-such-paper")
+
+
+# -- answer ---------------------------------------------------------------------------------------
+
+
+def test_answer_quotes_two_to_four_sentences_with_citations(seed_index):
+    answer = seed_index.answer("How are sparse autoencoders evaluated for interpretability?")
+    assert 2 <= len(answer.sentences) <= 4
+    first_cited: list[str] = []
+    for s in answer.sentences:
+        assert s.text in strip_markup(s.paper.abstract)
+        if s.paper.id not in first_cited:
+            first_cited.append(s.paper.id)
+    assert [p.id for p in answer.papers] == first_cited
+    per_paper = [s.paper.id for s in answer.sentences]
+    assert all(per_paper.count(i) <= 2 for i in per_paper)
+    assert len({s.text for s in answer.sentences}) == len(answer.sentences)
+    assert any("autoencoder" in s.text.lower() for s in answer.sentences)
+
+
+def test_answer_respects_k(seed_index):
+    assert len(seed_index.answer("offline reinforcement learning policies", k=2).sentences) <= 2
+
+
+def test_answer_without_matches_and_without_words(seed_index):
+    empty = seed_index.answer("zzzyzzx qqqwv?")
+    assert empty.sentences == () and empty.papers == ()
+    with pytest.raises(EmptyQueryError):
+        seed_index.answer("what is the?")
+
+
+# -- concurrency ----------------------------------------------------------------------------------
+
+
+def test_concurrent_reads_agree(seed_index):
+    queries = ["sparse autoencoders", "learning area:theory", '"language models"', "diffusion -image"] * 25
+    expected = {q: [h.paper.id for h in seed_index.search(q, 10).hits] for q in set(queries)}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda q: (q, [h.paper.id for h in seed_index.search(q, 10).hits]), queries))
+    assert all(ids == expected[q] for q, ids in results)
