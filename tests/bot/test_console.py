@@ -1,0 +1,103 @@
+"""The offline console: the same command code, driven by typed lines, rendered as text."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bot.console import run_console
+from bot.settings import PROJECT_ROOT
+
+
+def console(settings, text: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = run_console(settings, stdin=io.StringIO(text), stdout=out)
+    return code, out.getvalue()
+
+
+def test_piped_search_prints_results_and_exits_0(settings_factory):
+    settings = settings_factory()
+    code, out = console(settings, "/search reward models\n")
+    assert code == 0
+    assert "(only you can see this)" in out
+    assert "Search “reward models”" in out and "page 1/" in out
+    assert "Authors:" in out and "ID:" in out
+    assert settings.database_path.exists()
+
+
+def test_numbers_press_the_last_message_controls(settings_factory):
+    code, out = console(settings_factory(), "/search learning limit:2\n1\n")
+    assert code == 0
+    assert "page 2/" in out and "(updated)" in out
+
+
+def test_save_from_select_then_saved_lists_it(settings_factory):
+    code, out = console(settings_factory(), "/search reward models limit:1\n2\n/saved\n")
+    assert code == 0
+    assert "Saved " in out
+    tail = out.split("Saved ", 1)[1]
+    assert "reading" in tail
+
+
+def test_options_free_text_and_quoted_values(settings_factory):
+    code, out = console(settings_factory(), '/search learning area:"Reinforcement Learning" limit:1\n')
+    assert "area: Reinforcement Learning" in out
+
+
+def test_mention_ask_paper_and_admin(settings_factory):
+    text = "@bot what is offline reinforcement learning?\n/ask what is a reward model?\n/admin stats\n"
+    code, out = console(settings_factory(), text)
+    assert code == 0
+    assert "(reply)" in out and "Q: what is offline" in out
+    assert "Q: what is a reward model?" in out
+    assert "administrators" not in out  # the console user owns the application
+
+
+def test_help_unknown_and_bad_lines_keep_the_session(settings_factory):
+    code, out = console(
+        settings_factory(), "help\n/nosuch\nhello\n/search limit:x words\n/paper\nquit\n/search x\n"
+    )
+    assert code == 0
+    assert "/search <query>" in out
+    assert "no command /nosuch" in out
+    assert "start with /" in out
+    assert "whole number" in out
+    assert "needs id" in out
+    assert "Search “x”" not in out  # nothing runs after quit
+
+
+def test_corrupt_database_exits_2(settings_factory, tmp_path, capsys):
+    db = tmp_path / "bad.db"
+    db.write_bytes(b"garbage" * 200)
+    code, out = console(settings_factory(database_path=db), "/search x\n")
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "cannot open the database" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(
+    not (PROJECT_ROOT / "retrieval" / "corpus.py").exists(), reason="needs the real retrieval.corpus"
+)
+def test_cli_console_subprocess(tmp_path):
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(PROJECT_ROOT),
+        DATABASE_PATH=str(tmp_path / "c.db"),
+        INDEX_CACHE_DIR=str(tmp_path / "cache"),
+    )
+    env.pop("DISCORD_TOKEN", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "console"],
+        input="/search reward models\n",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Search “reward models”" in result.stdout
