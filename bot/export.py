@@ -88,6 +88,8 @@ _TEXT_SPECIALS = {
 # ``\`` followed by one of these is already valid LaTeX: escaped specials, accents, spacing.
 _VALID_AFTER_BACKSLASH = frozenset("&%$#_,;:! -/@")
 _ACCENTS = frozenset("'`^~\"=.")
+# Characters that never need a look: everything but backslash, braces, dollars and the specials.
+_PLAIN_RUN = re.compile(r"[^\\{}$&%#_^<>|]+")
 _BRACE_LITERAL = {  # replacement of a brace that has no partner, per mode (they contain no braces'
     # imbalance themselves, so BibTeX's brace counting stays right)
     ("{", False): r"\textbraceleft{}",
@@ -164,7 +166,10 @@ def _math_body(body: str) -> str:
         elif ch in "%#$" or (ch == "&" and not align):
             out.append("\\" + ch)
         else:
-            out.append(ch)
+            run = _PLAIN_RUN.match(body, i)
+            out.append(run.group() if run else ch)
+            i = run.end() if run else i + 1
+            continue
         i += 1
     braces.finish()
     return "".join(out)
@@ -273,8 +278,14 @@ def latex_escape(text: str) -> str:
             braces.open(False)
         elif ch == "}":
             braces.close(False)
+        elif ch in _TEXT_SPECIALS:
+            out.append(_TEXT_SPECIALS[ch])
         else:
-            out.append(_TEXT_SPECIALS.get(ch, ch))
+            # Copy the whole run of ordinary characters at once: most of an abstract is plain text.
+            run = _PLAIN_RUN.match(text, i)
+            out.append(run.group() if run else ch)
+            i = run.end() if run else i + 1
+            continue
         i += 1
     braces.finish()
     return "".join(out)

@@ -1007,11 +1007,12 @@ class Store:
                 rows = await db.execute_fetchall(_PAGE, (uid, list_id, -1, 0))
         items = [_item(r) for r in rows]
         log.debug("user %d exported %d items as %s", uid, len(items), kind)
+        # Formatting thousands of items is pure CPU: keep it off the event loop (Discord heartbeats).
         if kind == "bib":
-            return _export.to_bibtex(items)
+            return await asyncio.to_thread(_export.to_bibtex, items)
         if kind == "md":
-            return _export.to_markdown(items, lists=lists)
-        return _export.to_json(items, lists=lists)
+            return await asyncio.to_thread(_export.to_markdown, items, lists=lists)
+        return await asyncio.to_thread(_export.to_json, items, lists=lists)
 
     async def import_json(
         self, user_id: int, data: str | bytes, list_name: str | None = None
@@ -1038,7 +1039,7 @@ class Store:
             raise ImportFormatError("The file is too large to import.")
         target = None if list_name is None else normalize_list_name(list_name)
         try:
-            parsed = _export.parse_json(data, note_max=NOTE_MAX, id_max=PAPER_ID_MAX)
+            parsed = await asyncio.to_thread(_export.parse_json, data, note_max=NOTE_MAX, id_max=PAPER_ID_MAX)
         except ValueError as exc:
             raise ImportFormatError(str(exc)) from exc
         errors = list(parsed.errors)
