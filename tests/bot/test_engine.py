@@ -1,0 +1,90 @@
+"""Engine: reads on the loop, reindex off the loop with an atomic swap, refusal and failure paths."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+import bot.engine as engine_module
+from bot.errors import ReindexFailed, ReindexInProgress
+from retrieval.errors import CorpusError
+
+
+async def test_reindex_swaps_atomically_and_old_index_keeps_serving(harness):
+    engine = harness.bot.engine
+    old = engine.index
+    before = old.search("reinforcement learning", 5)
+    calls = []
+    main_thread = threading.get_ident()
+
+    def progress(stage, done, total):
+        calls.append((stage, done, total, threading.get_ident()))
+
+    report = await engine.reindex(progress=progress)
+    assert engine.index is not old
+    assert report.papers == len(engine.index) == 40
+    assert report.unchanged == 40 and not report.added and not report.removed
+    # a search that still holds the old object finishes on it, with the same results
+    assert [h.paper.id for h in old.search("reinforcement learning", 5).hits] == [
+        h.paper.id for h in before.hits
+    ]
+    assert all(thread == main_thread for *_, thread in calls)  # progress delivered on the loop
+
+
+async def test_second_reindex_is_refused_while_one_runs(harness, monkeypatch):
+    engine = harness.bot.engine
+    release = threading.Event()
+    real_open = engine_module.open_index
+
+    def slow_open(*args, **kwargs):
+        release.wait(10)
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(engine_module, "open_index", slow_open)
+    first = asyncio.create_task(engine.reindex())
+    await asyncio.sleep(0.05)
+    assert engine.reindexing
+    with pytest.raises(ReindexInProgress):
+        await engine.reindex()
+    # searches keep working during the build
+    assert engine.search("learning", 3).hits
+    release.set()
+    await first
+    assert not engine.reindexing
+
+
+async def test_failed_reindex_keeps_the_old_index(harness, monkeypatch):
+    engine = harness.bot.engine
+    old = engine.index
+
+    def broken(*args, **kwargs):
+        raise CorpusError("no corpus at /nowhere")
+
+    monkeypatch.setattr(engine_module, "open_index", broken)
+    with pytest.raises(ReindexFailed, match="previous index is still serving: no corpus"):
+        await engine.reindex("/nowhere")
+    assert engine.index is old and not engine.reindexing
+
+
+async def test_reindex_reconciles_the_store(harness, monkeypatch):
+    engine = harness.bot.engine
+    seen = []
+    real = harness.bot.store.reconcile
+
+    async def spy(papers):
+        seen.append(len(tuple(papers)))
+        return await real(papers)
+
+    monkeypatch.setattr(harness.bot.store, "reconcile", spy)
+    await engine.reindex()
+    assert seen == [40]
+
+
+async def test_require_unknown_paper(harness):
+    from retrieval.errors import UnknownPaperError
+
+    with pytest.raises(UnknownPaperError):
+        harness.bot.engine.require("nope")
+    assert harness.bot.engine.areas and harness.bot.engine.areas[0][1] >= 1
