@@ -179,18 +179,17 @@ def reindex_embed(
         embed.add_field(
             name="Saved papers", value=E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT), inline=False
         )
-    elif (
-        before is not None and after is not None and (after.missing_from_corpus or before.missing_from_corpus)
-    ):
+    elif before is not None and after is not None:
+        # Without the reconcile result only the net change is known (the engine logs the ids).
         change = after.missing_from_corpus - before.missing_from_corpus
-        embed.add_field(
-            name="Saved papers",
-            value=(
-                f"{after.missing_from_corpus:,} saved paper(s) are not in the corpus now "
-                f"({change:+,} with this reindex); they stay in users' lists, marked."
-            ),
-            inline=False,
-        )
+        lines = []
+        if change > 0:
+            lines.append(f"{change:,} left the corpus with this reindex; they stay in users' lists, marked.")
+        elif change < 0:
+            lines.append(f"{-change:,} came back into the corpus.")
+        if lines or after.missing_from_corpus:
+            lines.append(f"{after.missing_from_corpus:,} saved in all are not in the corpus now.")
+            embed.add_field(name="Saved papers", value="\n".join(lines), inline=False)
     return E.clamp_embed(embed)
 
 
