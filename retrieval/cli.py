@@ -1,0 +1,311 @@
+"""Command line of the retrieval library: ``search``, ``ask`` and ``index`` (``paperbot`` delegates here).
+
+Output goes to stdout (text for people, ``--json`` one object per line for programs); every error is
+one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any, NoReturn
+
+from retrieval.errors import QueryError, RetrievalError
+from retrieval.index import BM25Params, Index, Progress, open_index
+from retrieval.models import Answer, Hit, IngestReport
+from retrieval.search import MAX_K
+
+__all__ = ["main"]
+
+log = logging.getLogger(__name__)
+
+#: Show a progress bar only for corpora at least this big (and only on a terminal).
+PROGRESS_MIN_PAPERS = 5000
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line instead of usage text + exit."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+def _top(value: str) -> int:
+    try:
+        k = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--top must be a whole number, not {value!r}") from None
+    if not 1 <= k <= MAX_K:
+        raise argparse.ArgumentTypeError(f"--top must be from 1 to {MAX_K}, not {k}")
+    return k
+
+
+def _build_parser() -> _Parser:
+    parser = _Parser(prog="paperbot", description="Search paper abstracts with BM25.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    search = sub.add_parser("search", help="ranked papers for a query")
+    search.add_argument("query", nargs="?", help='the query (words, "phrases", -exclusions, area:, author:)')
+    search.add_argument(
+        "--queries", type=Path, metavar="FILE", help="batch mode: one query per line ('-': stdin)"
+    )
+    search.add_argument("--corpus", type=Path, help="corpus file or folder")
+    search.add_argument("--top", type=_top, default=10, metavar="K", help=f"hits per query (1..{MAX_K})")
+    search.add_argument("--area", help="only papers of this area or sub-area")
+    search.add_argument("--author", help="only papers with this author")
+    search.add_argument("--json", action="store_true", help="one JSON object per hit and line")
+
+    ask = sub.add_parser("ask", help="an extractive answer with citations")
+    ask.add_argument("question")
+    ask.add_argument("--corpus", type=Path, help="corpus file or folder")
+    ask.add_argument("--sentences", type=int, default=4, choices=range(1, 11), metavar="N",
+                     help="at most N sentences (1..10)")
+    ask.add_argument("--json", action="store_true", help="the answer as one JSON object")
+
+    index = sub.add_parser("index", help="(re)build the index and print the ingest report")
+    index.add_argument("--corpus", type=Path, help="corpus file or folder")
+    index.add_argument("--json", action="store_true", help="the report as one JSON object")
+    return parser
+
+
+# -- progress -------------------------------------------------------------------------------------
+
+
+class _ProgressBar:
+    """A one-line progress bar on a terminal, redrawn at most every 0.1 s."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.last = 0.0
+        self.active = False
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage == "tokenize" and done == 0 and total >= PROGRESS_MIN_PAPERS:
+            self.active = True
+        if not self.active:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.1 and done < total:
+            return
+        self.last = now
+        share = done / total if total else 1.0
+        width = 30
+        bar = "#" * int(share * width)
+        self.stream.write(f"\r{stage:>8s} [{bar:<{width}s}] {share:6.1%}")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.active:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _open(corpus: Path, params: BM25Params, cache_dir: Path | None) -> tuple[Index, IngestReport]:
+    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    progress: Progress | None = bar
+    try:
+        return open_index(corpus, params, cache_dir=cache_dir, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+
+def _hit_json(hit: Hit, extra: dict[str, Any] | None = None) -> str:
+    p = hit.paper
+    row: dict[str, Any] = dict(extra or {})
+    row.update(
+        rank=hit.rank, id=p.id, title=p.title, authors=list(p.authors), area=p.area, score=hit.score,
+        snippet=hit.snippet, abstract=p.abstract, matched_terms=list(hit.matched_terms), url=p.url,
+    )
+    return json.dumps(row, ensure_ascii=False)
+
+
+def _hit_text(hit: Hit) -> Iterator[str]:
+    p = hit.paper
+    authors = ", ".join(p.authors[:6]) + (" et al." if len(p.authors) > 6 or p.et_al else "")
+    yield f"{hit.rank:>3}. {p.title}  [{p.id}]  score {hit.score:.3f}"
+    details = " · ".join(x for x in (authors, p.area) if x)
+    if details:
+        yield f"     {details}"
+    yield f"     {hit.snippet}"
+
+
+def _print_results(
+    results_hits: Sequence[Hit], total: int, query: str, as_json: bool, index_no: int | None
+) -> None:
+    if as_json:
+        for hit in results_hits:
+            print(_hit_json(hit, None if index_no is None else {"query_index": index_no}))
+        return
+    header = f"{total} result{'s' if total != 1 else ''} for {query!r}"
+    if index_no is not None:
+        header = f"[{index_no}] {header}"
+    print(header)
+    for hit in results_hits:
+        for line in _hit_text(hit):
+            print(line)
+
+
+def _answer_json(answer: Answer) -> str:
+    numbers = {p.id: i + 1 for i, p in enumerate(answer.papers)}
+    return json.dumps(
+        {
+            "question": answer.question,
+            "sentences": [
+                {"text": s.text, "paper_id": s.paper.id, "citation": numbers[s.paper.id], "score": s.score}
+                for s in answer.sentences
+            ],
+            "papers": [
+                {"id": p.id, "title": p.title, "authors": list(p.authors), "area": p.area, "url": p.url}
+                for p in answer.papers
+            ],
+        },
+        ensure_ascii=False,
+    )
+
+
+def _print_answer(answer: Answer) -> None:
+    if not answer.sentences:
+        print("No sentence of the corpus answers this question.")
+        return
+    numbers = {p.id: i + 1 for i, p in enumerate(answer.papers)}
+    for s in answer.sentences:
+        print(f"{s.text} [{numbers[s.paper.id]}]")
+    print()
+    for p in answer.papers:
+        print(f"[{numbers[p.id]}] {p.title} ({p.id})" + (f" · {p.area}" if p.area else ""))
+
+
+def _report_json(report: IngestReport) -> str:
+    return json.dumps(
+        {
+            "files": list(report.files),
+            "papers": report.papers,
+            "duplicates": report.duplicates,
+            "duplicate_details": list(report.duplicate_details),
+            "skipped": [{"path": s.path, "line": s.line, "reason": s.reason} for s in report.skipped],
+            "from_cache": report.from_cache,
+            "build_seconds": report.build_seconds,
+            "extra": {k: v for k, v in report.extra.items() if isinstance(v, str | int | float | None)},
+        },
+        ensure_ascii=False,
+    )
+
+
+def _print_report(report: IngestReport, index: Index, seconds: float) -> None:
+    source = "loaded from cache" if report.from_cache else f"built in {report.build_seconds:.2f} s"
+    print(f"{report.papers} papers from {len(report.files)} file(s), {source} ({seconds:.2f} s in all)")
+    for f in report.files:
+        print(f"  file: {f}")
+    print(f"ranking: BM25 {index.params.key()}; {len(index.terms)} terms, {len(index.post_docs)} postings")
+    if report.extra.get("cache"):
+        print(f"cache: {report.extra['cache']}")
+    print(f"duplicates dropped: {report.duplicates}")
+    for line in report.duplicate_details[:20]:
+        print(f"  {line}")
+    if len(report.duplicate_details) > 20:
+        print(f"  … and {len(report.duplicate_details) - 20} more")
+    print(f"blocks skipped: {len(report.skipped)}")
+    for block in report.skipped[:20]:
+        print(f"  {block}")
+    if len(report.skipped) > 20:
+        print(f"  … and {len(report.skipped) - 20} more")
+
+
+# -- commands -------------------------------------------------------------------------------------
+
+
+def _error_line(message: str) -> None:
+    print(f"paperbot: error: {message}", file=sys.stderr)
+
+
+def _search(args: argparse.Namespace, index: Index) -> int:
+    if args.queries is None:
+        results = index.search(args.query, args.top, area=args.area, author=args.author)
+        _print_results(results.hits, results.total, args.query, args.json, None)
+        return 0
+    stream: IO[str]
+    stream = sys.stdin if str(args.queries) == "-" else args.queries.open(encoding="utf-8")
+    try:
+        for number, line in enumerate(stream):
+            query = line.rstrip("\r\n")
+            try:
+                results = index.search(query, args.top, area=args.area, author=args.author)
+            except QueryError as exc:
+                if args.json:
+                    err = {"query_index": number, "query": query, "error": str(exc), "position": exc.position}
+                    print(json.dumps(err, ensure_ascii=False), file=sys.stderr)
+                else:
+                    print(f"paperbot: query {number}: {exc}", file=sys.stderr)
+                continue
+            _print_results(results.hits, results.total, query, args.json, number)
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    return 0
+
+
+def main(argv: list[str], *, default_corpus: Path, params: BM25Params, cache_dir: Path | None) -> int:
+    """Run ``search``, ``ask`` or ``index``.
+
+    Args:
+        argv: The subcommand and its arguments, e.g. ``["search", "sparse autoencoders", "--json"]``.
+        default_corpus: Corpus used when ``--corpus`` is not given.
+        params: Ranking parameters.
+        cache_dir: Index cache folder (None: beside the corpus).
+
+    Returns:
+        The exit code: 0 on success, 2 on a usage, corpus or query error, 1 on an unexpected failure.
+    """
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        _error_line(str(exc))
+        return 2
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    try:
+        if args.command == "search" and (args.query is None) == (args.queries is None):
+            raise _UsageError("paperbot search: give either QUERY or --queries FILE")
+        corpus = Path(args.corpus or default_corpus).expanduser()
+        started = time.perf_counter()
+        index, report = _open(corpus, params, cache_dir)
+        if args.command == "search":
+            return _search(args, index)
+        if args.command == "ask":
+            answer = index.answer(args.question, args.sentences)
+            if args.json:
+                print(_answer_json(answer))
+            else:
+                _print_answer(answer)
+            return 0
+        if args.json:
+            print(_report_json(report))
+        else:
+            _print_report(report, index, time.perf_counter() - started)
+        return 0
+    except _UsageError as exc:
+        _error_line(str(exc))
+        return 2
+    except BrokenPipeError:  # pragma: no cover - `paperbot search ... | head`
+        return 0
+    except (RetrievalError, OSError, UnicodeDecodeError) as exc:
+        _error_line(str(exc) or type(exc).__name__)
+        return 2
+    except Exception as exc:  # never a traceback on the terminal; the log has it at DEBUG
+        log.debug("unexpected failure", exc_info=True)
+        _error_line(f"unexpected {type(exc).__name__}: {exc}")
+        return 1

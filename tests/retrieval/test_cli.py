@@ -1,0 +1,114 @@
+"""The retrieval command line: text and JSON output, batch mode, ask, index, errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from retrieval.cli import main
+from retrieval.index import BM25Params
+
+FIELDS = {"rank", "id", "title", "authors", "area", "score", "snippet", "abstract"}
+
+
+@pytest.fixture()
+def run(corpus_copy, tmp_path, capsys):
+    def _run(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv), default_corpus=corpus_copy, params=BM25Params(), cache_dir=tmp_path / "cache")
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+def test_search_text(run):
+    code, out, err = run("search", "sparse autoencoders", "--top", "3")
+    assert code == 0 and err == ""
+    assert out.startswith("4 results for 'sparse autoencoders'")
+    assert "  1. " in out and "  3. " in out and "  4. " not in out
+    assert "**Sparse**" in out
+
+
+def test_search_json_lines(run):
+    code, out, _ = run("search", "offline reinforcement learning", "--top", "5", "--json")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == 5
+    for i, row in enumerate(rows, 1):
+        assert FIELDS <= row.keys() and row["rank"] == i
+        assert isinstance(row["authors"], list) and isinstance(row["score"], float)
+    assert rows[0]["area"] == "Reinforcement Learning · Batch/Offline"
+    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+
+
+def test_search_with_filters_and_explicit_corpus(run, corpus_copy):
+    code, out, _ = run("search", "learning", "--area", "game theory", "--json", "--corpus", str(corpus_copy))
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and rows and all(r["area"] == "Theory · Game Theory" for r in rows)
+
+
+def test_batch_mode(run, tmp_path):
+    queries = tmp_path / "queries.txt"
+    queries.write_text('sparse autoencoders\n"unclosed\n\ndiffusion models\n', encoding="utf-8")
+    code, out, err = run("search", "--queries", str(queries), "--top", "2", "--json")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["query_index"] for r in rows] == [0, 0, 3, 3]
+    assert all(FIELDS <= r.keys() for r in rows)
+    errors = [json.loads(line) for line in err.splitlines()]
+    assert [(e["query_index"], e["position"]) for e in errors] == [(1, 0), (2, None)]
+    assert "unclosed quote" in errors[0]["error"] and "no searchable word" in errors[1]["error"]
+
+
+def test_batch_mode_text(run, tmp_path):
+    queries = tmp_path / "queries.txt"
+    queries.write_text("sparse autoencoders\n-\n", encoding="utf-8")
+    code, out, err = run("search", "--queries", str(queries), "--top", "1")
+    assert code == 0 and out.startswith("[0] 4 results") and "query 1:" in err
+
+
+def test_ask(run):
+    code, out, _ = run("ask", "How are sparse autoencoders evaluated?", "--json")
+    data = json.loads(out)
+    assert code == 0 and 2 <= len(data["sentences"]) <= 4
+    cited = [s["paper_id"] for s in data["sentences"]]
+    assert [p["id"] for p in data["papers"]] == list(dict.fromkeys(cited))
+    assert all(s["citation"] >= 1 for s in data["sentences"])
+    code, out, _ = run("ask", "How are sparse autoencoders evaluated?")
+    assert code == 0 and "[1]" in out
+
+
+def test_index_report(run, tmp_path):
+    code, out, _ = run("index")
+    assert code == 0 and out.startswith("40 papers from 2 file(s), built in")
+    assert "duplicates dropped:" in out and "blocks skipped:" in out
+    code, out, _ = run("index", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["papers"] == 40 and report["from_cache"] is True
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (("search", '"unclosed'), "unclosed quote at position 0"),
+        (("search", "the of"), "no searchable word"),
+        (("search", "models", "--corpus", "/no/such/corpus"), "/no/such/corpus"),
+        (("search", "models", "--top", "0"), "--top"),
+        (("search",), "QUERY or --queries"),
+        (("search", "x", "--queries", "/no/such/file"), "QUERY or --queries"),
+        (("search", "--queries", "/no/such/file"), "/no/such/file"),
+        (("ask", "the?"), "no searchable word"),
+        (("frobnicate",), "invalid choice"),
+    ],
+)
+def test_errors_are_one_line_and_exit_2(run, argv, fragment):
+    code, out, err = run(*argv)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert fragment in err
+
+
+def test_help_exits_zero(run):
+    code, out, _ = run("search", "--help")
+    assert code == 0 and "--queries" in out
