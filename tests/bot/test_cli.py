@@ -1,0 +1,101 @@
+"""The ``paperbot`` command line for the bot: exit codes, one-line errors, no token in output."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bot import cli
+from bot.settings import PROJECT_ROOT
+
+TOKEN = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.Gabcde.cli-secret-0123456789"
+
+
+def run(args, env_extra=None, input_text=None, cwd=None):
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"DISCORD_TOKEN", "DEV_GUILD_ID", "ADMIN_USER_IDS"}
+    }
+    env["PYTHONPATH"] = str(PROJECT_ROOT)
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input=input_text,
+        cwd=cwd,
+    )
+
+
+def test_run_without_token_exits_2_with_one_line(tmp_path):
+    result = run(["run"], cwd=tmp_path)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "DISCORD_TOKEN" in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("var", "value"),
+    [("DEV_GUILD_ID", "not-an-id"), ("ADMIN_USER_IDS", "1,2"), ("PAGE_SIZE", "99"), ("DISCORD_TOKEN", "x")],
+)
+def test_malformed_setting_exits_2_with_one_line(tmp_path, var, value):
+    result = run(
+        ["run"],
+        {var: value, "DISCORD_TOKEN": TOKEN} if var != "DISCORD_TOKEN" else {var: value},
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and var in lines[0] and "Traceback" not in result.stderr
+    assert TOKEN not in result.stderr + result.stdout
+
+
+def test_token_is_never_printed_even_at_debug(tmp_path):
+    # A malformed guild id after a valid token: the error must not echo the environment.
+    result = run(["run", "--log-level", "DEBUG"], {"DISCORD_TOKEN": TOKEN, "DEV_GUILD_ID": "x"}, cwd=tmp_path)
+    assert result.returncode == 2
+    assert TOKEN not in result.stderr + result.stdout
+
+
+def test_unknown_command_and_help():
+    assert cli.main(["frobnicate"]) == 2
+    assert cli.main(["--help"]) == 0
+    assert cli.main([]) == 2
+
+
+@pytest.fixture(autouse=True)
+def _keep_logging(monkeypatch):
+    # cli.main configures the root logger for the process; keep pytest's logging intact in-process.
+    monkeypatch.setattr(cli, "setup_logging", lambda level="INFO": None)
+
+
+def test_console_dispatch_calls_run_console(monkeypatch, tmp_path):
+    seen = {}
+
+    def fake_console(settings):
+        seen["settings"] = settings
+        return 0
+
+    import bot.console
+
+    monkeypatch.setattr(bot.console, "run_console", fake_console)
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    assert cli.main(["console", "--database", str(tmp_path / "x.db")]) == 0
+    assert seen["settings"].database_path == tmp_path / "x.db"
+
+
+def test_run_dispatch_calls_run_bot(monkeypatch, tmp_path):
+    seen = {}
+    import bot.app
+
+    monkeypatch.setattr(
+        bot.app, "run_bot", lambda settings: seen.setdefault("token", settings.discord_token) and 0
+    )
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    assert cli.main(["run", "--database", str(tmp_path / "x.db")]) == 0
+    assert seen["token"] == TOKEN
