@@ -531,3 +531,25 @@ async def test_commands_sync_with_zh_cn_descriptions(harness):
     assert set(subcommands) == {"create", "rename", "delete", "move", "note"}
     for option in commands["save"]["options"]:
         assert option["description_localizations"]["zh-CN"] == TRANSLATIONS_ZH[option["description"]]
+
+
+async def test_saved_page_of_ten_long_items_fits_discord_limits(make_harness):
+    h = await make_harness(page_size=10)
+    ids = corpus_ids(h)[:12]
+    for pid in ids:
+        ex = await save(h, pid, note="n" * 150 + " " + "long note words " * 20)
+        assert "Saved" in ex.content
+    ex = await h.run_command("saved")
+    embed = ex.embeds[0]
+    assert len(embed["fields"]) == 10  # nothing dropped to fit; the notes were shortened instead
+    total = len(embed["title"]) + len(embed["footer"]["text"]) + len(embed.get("description") or "")
+    total += sum(len(f["name"]) + len(f["value"]) for f in embed["fields"])
+    assert total <= 6000
+    assert all("> n" in f["value"] for f in embed["fields"])
+    assert "12 papers · page 1/2" in embed["footer"]["text"]
+
+
+async def test_save_with_too_long_note_saves_nothing(harness):
+    ex = await save(harness, corpus_ids(harness)[0], note="x" * 501)
+    assert "A note can be at most 500 characters long" in ex.content
+    assert await harness.bot.store.saved_ids(uid(harness.alice)) == set()
