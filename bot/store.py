@@ -82,14 +82,22 @@ class DatabaseError(StoreError):
     """The database cannot be used: newer schema, busy for too long, closed, or an I/O failure."""
 
 
+class DatabaseBusyError(DatabaseError):
+    """Another process held the write lock for longer than the busy timeout; retrying may work."""
+
+
 class DatabaseCorruptError(DatabaseError):
     """The file is not a SQLite database or fails ``PRAGMA quick_check``; it was left untouched."""
 
-    def __init__(self, path: Path, detail: str) -> None:
-        super().__init__(
-            f"The saved-papers database {path} is damaged or not a database ({detail}); "
-            "it was left untouched: restore a backup or move it aside."
-        )
+    def __init__(self, path: Path, detail: str, *, at_open: bool = True) -> None:
+        if at_open:  # seen by the operator starting the bot: name the file and what to do
+            message = (
+                f"The saved-papers database {path} is damaged or not a database ({detail}); "
+                "it was left untouched: restore a backup or move it aside."
+            )
+        else:  # seen by a Discord user: no server paths
+            message = "The saved-papers database is damaged; please tell the bot's owner."
+        super().__init__(message)
         self.path = path
         self.detail = detail
 
@@ -481,13 +489,15 @@ def _check_header(path: Path) -> None:
         raise DatabaseCorruptError(path, "not a SQLite database")
 
 
-def _wrap_sqlite_error(exc: sqlite3.Error, path: Path) -> DatabaseError:
-    """Turn an unexpected sqlite3 error into a user-facing :class:`DatabaseError`."""
+def _wrap_sqlite_error(exc: sqlite3.Error, path: Path, *, at_open: bool = False) -> DatabaseError:
+    """Turn an unexpected sqlite3 error into a :class:`DatabaseError` fit for whoever will read it."""
     code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
     if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
-        return DatabaseCorruptError(path, str(exc))
+        return DatabaseCorruptError(path, str(exc), at_open=at_open)
     if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
-        return DatabaseError("The saved-papers database is busy; please try again in a moment.")
+        return DatabaseBusyError("The saved-papers database is busy; please try again in a moment.")
+    if at_open:
+        return DatabaseError(f"Cannot open the saved-papers database {path}: {exc}.")
     return DatabaseError("The saved-papers database failed; please try again later.")
 
 
@@ -585,7 +595,7 @@ class Store:
             await db.execute("PRAGMA foreign_keys = ON")
             return await Store._migrate(db, path)
         except sqlite3.Error as exc:
-            raise _wrap_sqlite_error(exc, path) from exc
+            raise _wrap_sqlite_error(exc, path, at_open=True) from exc
 
     @staticmethod
     async def _migrate(db: aiosqlite.Connection, path: Path) -> int:
@@ -646,18 +656,23 @@ class Store:
             db = self._db
             if db is None:
                 raise DatabaseError("The saved-papers store is closed.")
+            # aiosqlite runs statements in order on its thread, and a statement already queued runs
+            # even if the awaiting task is cancelled. So on *any* exception, BEGIN included, a
+            # ROLLBACK is queued behind it: the connection never stays inside a stray transaction.
             try:
                 await db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            except sqlite3.Error as exc:
-                log.warning("%s: cannot begin a transaction: %s", self.path, exc)
-                raise _wrap_sqlite_error(exc, self.path) from exc
-            try:
                 yield db
                 await db.execute("COMMIT")
             except sqlite3.Error as exc:
                 await _rollback(db)
-                log.error("%s: database error: %s", self.path, exc, exc_info=True)
-                raise _wrap_sqlite_error(exc, self.path) from exc
+                wrapped = _wrap_sqlite_error(exc, self.path)
+                if isinstance(wrapped, DatabaseCorruptError):
+                    log.critical("%s is damaged: %s", self.path, exc)
+                elif isinstance(wrapped, DatabaseBusyError):
+                    log.warning("%s: busy for %d ms: %s", self.path, BUSY_TIMEOUT_MS, exc)
+                else:
+                    log.error("%s: database error: %s", self.path, exc, exc_info=True)
+                raise wrapped from exc
             except BaseException:
                 # StoreErrors raised on purpose (caps, not found...) and cancellation: undo everything.
                 await _rollback(db)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import DEFAULT_LIST, ListExistsError, SavedLimitError, Store
+from bot import store as store_module
+from bot.store import DEFAULT_LIST, DatabaseBusyError, ListExistsError, SavedLimitError, Store
 from retrieval.models import Paper
 
 CHILD = Path(__file__).with_name("_store_child.py")
@@ -189,3 +190,45 @@ def test_sigkill_mid_stream_loses_no_committed_save(tmp_path: Path) -> None:
                 assert pids <= await store.saved_ids(uid)
 
     asyncio.run(check())
+
+
+async def test_cancelled_operations_leave_the_store_usable(tmp_path: Path) -> None:
+    """Cancel saves at every possible await point: later calls work and no stray transaction stays."""
+    async with await Store.open(tmp_path / "s.db") as store:
+        for steps in range(15):
+            task = asyncio.create_task(store.save_paper(5, paper(steps), note="x"))
+            for _ in range(steps):
+                await asyncio.sleep(0)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            result = await store.save_paper(5, paper(1000 + steps))
+            assert result.created
+        assert {paper(1000 + s).id for s in range(15)} <= await store.saved_ids(5)
+        assert await store.integrity_check() == "ok"
+
+
+async def test_busy_timeout_waits_for_another_writer(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    async with await Store.open(path) as store:
+        other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            other.execute("BEGIN IMMEDIATE")  # another process holds the write lock...
+            asyncio.get_running_loop().call_later(0.3, other.execute, "COMMIT")  # ...for 0.3 s
+            assert (await store.save_paper(1, paper(1))).created
+        finally:
+            other.close()
+
+
+async def test_busy_for_too_long_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 100)
+    path = tmp_path / "s.db"
+    async with await Store.open(path) as store:
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            with pytest.raises(DatabaseBusyError, match="busy"):
+                await store.save_paper(1, paper(1))
+            other.execute("COMMIT")
+        finally:
+            other.close()
+        assert (await store.save_paper(1, paper(1))).created  # and the store recovered
