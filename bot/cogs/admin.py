@@ -42,7 +42,12 @@ log = logging.getLogger(__name__)
 PROGRESS_EDIT_INTERVAL = 1.0
 #: How many skipped blocks / duplicates / ids a reindex report lists before "+N more".
 REPORT_LINES = 10
-STAGE_NAMES = {"parse": "Reading the corpus", "tokenize": "Tokenizing", "index": "Building the index"}
+STAGE_NAMES = {
+    "start": "Starting",
+    "parse": "Reading the corpus",
+    "tokenize": "Tokenizing",
+    "index": "Building the index",
+}
 SYNC_SCOPES = [
     app_commands.Choice(name="guild — this server, instant", value="guild"),
     app_commands.Choice(name="global — every server and DM, can take a while", value="global"),

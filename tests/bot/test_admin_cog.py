@@ -342,3 +342,14 @@ def test_reindex_embed_respects_limits():
     for field in embed.fields:
         assert 0 < len(field.name) <= 256 and 0 < len(field.value) <= 1024
     assert embed.fields[1].value.endswith("+2990 more")
+
+
+def test_reindex_embed_names_saved_papers_when_the_reconcile_result_is_known():
+    from types import SimpleNamespace
+
+    report = IngestReport(files=("a.txt",), papers=3, added=("n1",), removed=("g1", "g2"), unchanged=2)
+    reconcile = SimpleNamespace(gone=["g1"], returned=["r1", "r2"], refreshed=0)
+    embed = reindex_embed(report, corpus="c", elapsed=1.0, before=None, after=None, reconcile=reconcile)
+    saved = next(f.value for f in embed.fields if f.name == "Saved papers")
+    assert "1 left the corpus" in saved and "`g1`" in saved
+    assert "2 are back in the corpus" in saved and "`r1`, `r2`" in saved
