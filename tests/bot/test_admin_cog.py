@@ -195,7 +195,7 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     saved = await h.run_command("saved")
     [item] = saved.embeds[0]["fields"]
     assert "⚠ no longer in the corpus" in item["value"] and "keep this" in item["value"]
-    assert leaving.authors[0] in item["value"]  # shown from the snapshot
+    assert discord.utils.escape_markdown(leaving.authors[0]) in item["value"]  # from the snapshot
     search = await h.run_command("paper", {"id": leaving.id})
     assert "no paper with id" in search.content  # the live corpus no longer has it
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import re
 
+import discord
 import pytest
 
 from bot.cogs.library import TRANSLATIONS_ZH, export_filename
 from bot.store import DEFAULT_LIST
+from bot.ui import embeds as E
 
 EPHEMERAL = 64
 
@@ -51,7 +53,7 @@ async def test_save_then_save_again_updates_note(harness):
     ex = await save(h, pid, note="read the appendix")
     assert ex.callback.json["data"]["flags"] & EPHEMERAL
     assert "Saved" in ex.content and pid in ex.content and f"“{DEFAULT_LIST}”" in ex.content
-    assert paper.title.strip()[:30] in ex.content
+    assert E.plain(paper.title).strip()[:30] in ex.content
     page = await h.bot.store.get_list(uid(h.alice))
     assert [(i.paper_id, i.note) for i in page.items] == [(pid, "read the appendix")]
 
@@ -161,7 +163,7 @@ async def test_unsave_autocomplete_lists_only_own_saved_papers(harness):
     assert {c["value"] for c in ex.choices} == {ids[0], ids[1]}
     typed = await h.autocomplete("unsave", {"id": ids[1][:4]}, "id")
     assert typed.choices[0]["value"] == ids[1]
-    title_word = h.bot.engine.get(ids[0]).title.split()[0]
+    title_word = E.plain(h.bot.engine.get(ids[0]).title).split()[0]
     by_title = await h.autocomplete("unsave", {"id": title_word.lower()}, "id")
     assert ids[0] in {c["value"] for c in by_title.choices}
     bob = await h.autocomplete("unsave", {"id": ""}, "id", user=h.bob)
@@ -185,7 +187,7 @@ async def test_saved_pages_newest_first_with_details(make_harness):
     newest = embed["fields"][0]
     paper = h.bot.engine.get(ids[4])
     assert newest["name"].startswith("1. ")
-    assert paper.authors[0] in newest["value"]
+    assert discord.utils.escape_markdown(paper.authors[0]) in newest["value"]
     assert paper.area in newest["value"]
     assert re.search(r"saved <t:\d+:d>", newest["value"])
     assert "> note 4" in newest["value"]
