@@ -977,6 +977,18 @@ class Store:
             rows = await db.execute_fetchall("SELECT DISTINCT paper_id FROM saved WHERE user_id = ?", (uid,))
         return {r[0] for r in rows}
 
+    async def lists_holding(self, user_id: int, paper_id: str) -> list[str]:
+        """Display names of the user's lists that hold the paper, oldest list first (one indexed query)."""
+        uid = _check_user(user_id)
+        pid = paper_id.strip() if isinstance(paper_id, str) else paper_id
+        async with self._tx(write=False) as db:
+            rows = await db.execute_fetchall(
+                "SELECT l.name FROM saved AS s JOIN lists AS l ON l.id = s.list_id "
+                "WHERE s.user_id = ? AND s.paper_id = ? ORDER BY l.created_at, l.id",
+                (uid, pid),
+            )
+        return [r[0] for r in rows]
+
     async def stats(self) -> StoreStats:
         """Whole-database counts."""
         async with self._tx(write=False) as db:

@@ -353,6 +353,8 @@ async def test_saved_ids_lists_and_stats(store: Store) -> None:
     await store.save_paper(ALICE, paper(1), "b")
     await store.save_paper(BOB, paper(3))
     assert await store.saved_ids(ALICE) == {"p0001", "p0002"}
+    assert await store.lists_holding(ALICE, " p0001 ") == [DEFAULT_LIST, "b"]
+    assert await store.lists_holding(BOB, "p0001") == []
     infos = await store.list_lists(ALICE)
     assert [(i.name, i.count) for i in infos] == [(DEFAULT_LIST, 1), ("b", 2)]
     assert infos[0].created_at <= infos[1].created_at
