@@ -56,6 +56,7 @@ def group_by_list(
 
 
 def _iso(moment: datetime | None) -> str | None:
+    """ISO-8601 UTC text of a moment (naive means UTC), or None."""
     if moment is None:
         return None
     if moment.tzinfo is None:
@@ -64,6 +65,7 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def _count(n: int, noun: str) -> str:
+    """``1 paper``, ``2 papers``."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
@@ -90,8 +92,9 @@ _VALID_AFTER_BACKSLASH = frozenset("&%$#_,;:! -/@")
 _ACCENTS = frozenset("'`^~\"=.")
 # Characters that never need a look: everything but backslash, braces, dollars and the specials.
 _PLAIN_RUN = re.compile(r"[^\\{}$&%#_^<>|]+")
-_BRACE_LITERAL = {  # replacement of a brace that has no partner, per mode (they contain no braces'
-    # imbalance themselves, so BibTeX's brace counting stays right)
+# What a brace with no partner becomes, in text and in math. Each replacement carries only a balanced
+# ``{}``, so BibTeX's brace counting stays right.
+_BRACE_LITERAL = {
     ("{", False): r"\textbraceleft{}",
     ("}", False): r"\textbraceright{}",
     ("{", True): r"\lbrace{}",
@@ -371,6 +374,7 @@ def _bib_name(name: str) -> str:
 
 
 def _bib_authors(item: SavedItem) -> str:
+    """The ``author`` field: names joined by ``and``, ``others`` for a truncated list."""
     names = [_bib_name(a) for a in item.authors if a.strip()]
     if item.et_al:
         names.append("others")
@@ -384,6 +388,7 @@ def _bib_url(url: str) -> str:
 
 
 def _bib_entry(item: SavedItem, key: str, lists: Sequence[str]) -> str:
+    """One ``@misc`` entry; the title is double-braced so styles keep its capitals."""
     fields: list[tuple[str, str]] = [("title", "{" + latex_escape(item.title) + "}")]
     authors = _bib_authors(item)
     if authors:
@@ -438,10 +443,12 @@ def _md_heading(text: str) -> str:
 
 
 def _md_code(text: str) -> str:
+    """Inline code that survives a backtick inside."""
     return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
 def _md_authors(item: SavedItem) -> str:
+    """``A, B, C et al.`` (every author: an export is a file, not an embed)."""
     names = ", ".join(item.authors) if item.authors else "Unknown authors"
     return names + (" et al." if item.et_al else "")
 
@@ -484,6 +491,7 @@ def to_markdown(
 
 
 def _item_json(item: SavedItem) -> dict[str, Any]:
+    """The JSON record of one saved item (the fields :func:`_parse_item` reads back)."""
     return {
         "id": item.paper_id,
         "title": item.title,
@@ -552,6 +560,7 @@ class ParsedImport:
 
 
 def _parse_time(value: object) -> datetime | None:
+    """A tz-aware UTC datetime from ISO text, or None for anything unusable."""
     if not isinstance(value, str):
         return None
     try:
@@ -562,6 +571,7 @@ def _parse_time(value: object) -> datetime | None:
 
 
 def _text_field(record: dict[str, Any], name: str, limit: int, *, required: bool = False) -> str:
+    """A string field of a record, checked against ``limit``; ValueError says what is wrong."""
     value = record.get(name)
     if value is None and not required:
         return ""
@@ -574,6 +584,7 @@ def _text_field(record: dict[str, Any], name: str, limit: int, *, required: bool
 
 
 def _parse_item(record: object, *, note_max: int, id_max: int) -> ImportedItem:
+    """Validate one item record of an import file; ValueError (user-facing) when unusable."""
     if not isinstance(record, dict):
         raise ValueError("not an object")
     if "id" not in record and "paper_id" in record:

@@ -17,8 +17,10 @@ Design notes (the *why*):
   still shows in the lists holding it (flagged ``in_corpus=False``) and comes back when re-indexed.
 * **Never destroy a damaged file.** A file that is not SQLite or fails ``PRAGMA quick_check`` raises
   :class:`DatabaseCorruptError` before anything is written to it.
-* **Users are isolated by construction.** Every statement that touches ``lists`` or ``saved`` has a
-  ``user_id = ?`` term; list ids are internal and never leave this module.
+* **Users are isolated by construction.** Every statement on a user's rows has a ``user_id = ?`` term
+  and list ids are internal, never leaving this module. Only :meth:`Store.stats` and the pruning of
+  shared snapshots look across users.
+* **Cancellation-safe.** A cancelled call rolls its transaction back; the store stays usable.
 
 Timestamps are stored as fixed-width ISO-8601 UTC strings (microseconds), so text order is time order.
 """
@@ -441,6 +443,7 @@ def _snapshot_values(paper: Paper) -> tuple[str, str, str, int, str, str, str | 
 
 
 def _now() -> str:
+    """The current time as stored."""
     return _ts(datetime.now(UTC))
 
 
@@ -452,6 +455,7 @@ def _ts(moment: datetime) -> str:
 
 
 def _parse_ts(text: str) -> datetime:
+    """A stored timestamp as a tz-aware UTC datetime."""
     moment = datetime.fromisoformat(text)
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
@@ -502,11 +506,13 @@ def _wrap_sqlite_error(exc: sqlite3.Error, path: Path, *, at_open: bool = False)
 
 
 async def _fetch_one(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
+    """First row of a query, or None."""
     rows = list(await db.execute_fetchall(sql, params))
     return rows[0] if rows else None
 
 
 async def _fetch_value(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
+    """First column of the first row of a query, or None."""
     row = await _fetch_one(db, sql, params)
     return None if row is None else row[0]
 
@@ -601,8 +607,8 @@ class Store:
     async def _migrate(db: aiosqlite.Connection, path: Path) -> int:
         """Apply pending migrations, one transaction per step (another process may race us)."""
         while True:
-            await db.execute("BEGIN IMMEDIATE")
             try:
+                await db.execute("BEGIN IMMEDIATE")
                 # Re-read under the write lock: a concurrent opener may have migrated meanwhile.
                 version = await _fetch_value(db, "PRAGMA user_version")
                 if version > SCHEMA_VERSION:
@@ -636,11 +642,13 @@ class Store:
         log.info("saved-papers store %s closed", self.path)
 
     async def __aenter__(self) -> Self:
+        """``async with await Store.open(path) as store:`` closes the store on exit."""
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        """Close the store, whatever happened inside the block."""
         await self.close()
 
     # ------------------------------------------------------------------------------ transactions
@@ -679,12 +687,14 @@ class Store:
                 raise
 
     async def _find_list(self, db: aiosqlite.Connection, user_id: int, name: str) -> tuple[int, str] | None:
+        """``(list id, display name)`` of the user's list called ``name`` (any case), or None."""
         row = await _fetch_one(
             db, "SELECT id, name FROM lists WHERE user_id = ? AND name_key = ?", (user_id, list_key(name))
         )
         return None if row is None else (row[0], row[1])
 
     async def _require_list(self, db: aiosqlite.Connection, user_id: int, name: str) -> tuple[int, str]:
+        """Like :meth:`_find_list`, raising :class:`ListNotFoundError` when there is no such list."""
         found = await self._find_list(db, user_id, name)
         if found is None:
             raise ListNotFoundError(name)
@@ -693,6 +703,7 @@ class Store:
     async def _insert_list(
         self, db: aiosqlite.Connection, user_id: int, name: str, created_at: str | None = None
     ) -> int:
+        """Create a list (cap checked inside the caller's write transaction); returns its id."""
         count = await _fetch_value(db, "SELECT count(*) FROM lists WHERE user_id = ?", (user_id,))
         if count >= self.max_lists_per_user:
             raise ListLimitError(
@@ -708,12 +719,14 @@ class Store:
     async def _get_or_create_list(
         self, db: aiosqlite.Connection, user_id: int, name: str
     ) -> tuple[int, str, bool]:
+        """``(list id, display name, created)`` for a list that exists after the call."""
         found = await self._find_list(db, user_id, name)
         if found is not None:
             return found[0], found[1], False
         return await self._insert_list(db, user_id, name), name, True
 
     async def _count_saved(self, db: aiosqlite.Connection, user_id: int) -> int:
+        """Saved rows of the user, across lists (what the saved cap counts)."""
         return int(await _fetch_value(db, "SELECT count(*) FROM saved WHERE user_id = ?", (user_id,)))
 
     async def _prune(self, db: aiosqlite.Connection, paper_ids: Iterable[str]) -> int:
@@ -725,6 +738,7 @@ class Store:
         return max(0, cursor.rowcount)
 
     def _saved_limit_error(self) -> SavedLimitError:
+        """The error for a save past ``max_saved_per_user``."""
         return SavedLimitError(
             f"You have saved {self.max_saved_per_user} papers, the most allowed; "
             "remove some before saving more."
