@@ -116,21 +116,24 @@ class Generator:
             )
 
     def queries(self, count: int, seed: int = 11) -> list[str]:
-        """Realistic queries of 2-6 words: about half drawn by corpus frequency (common words), the
-        rest uniformly from ranks 200..20,000 (rarer, more specific words). Stopword-only draws are
-        fine: the tokenizer drops them as it would for a user."""
+        """Realistic queries of 2-6 searchable words: about half drawn by corpus frequency (common
+        words such as "model", "learning"), the rest uniformly from ranks 200..20,000 (rarer, more
+        specific words). Stopwords are redrawn: a user's stopwords cost nothing anyway."""
+        from retrieval.tokenize import tokenize
+
         rng = np.random.default_rng([seed, self.n_docs])
         rare_hi = min(len(self.words), 20_000)
         out: list[str] = []
         for _ in range(count):
             n = int(rng.integers(2, 7))
             words: list[str] = []
-            for _ in range(n):
+            while len(words) < n:
                 if rng.random() < 0.5:
                     j = int(np.searchsorted(self.cdf, rng.random(), side="right"))
                 else:
                     j = int(rng.integers(200, rare_hi))
-                words.append(self.words[j])
+                if tokenize(self.words[j]):
+                    words.append(self.words[j])
             out.append(" ".join(words))
         return out
 

@@ -9,9 +9,10 @@ Layout (all numpy, immutable after build, shared read-only between threads):
   bit for bit).
 * ``baseline[t]``: the contribution of term ``t`` to a doc that does NOT contain it (``idf * delta``
   for BM25Plus, 0 otherwise).
-* phrase stream: per doc the phrase tokens of the title, ``-1``, of the abstract, ``-1``
-  (``stream``, ``doc_start``) and per-term positions into it (``pos_indptr``, ``positions``), used to
-  verify quoted phrases without re-tokenizing.
+* phrase positions: think of one stream holding, per doc, the phrase tokens of the title, a gap,
+  those of the abstract, a gap (``doc_start`` = where each doc begins). Only the sorted positions of
+  each term in it are kept (CSR ``pos_indptr``/``positions``); a quoted phrase is verified by
+  intersecting shifted position lists, without re-tokenizing and without storing the stream itself.
 
 A query costs one gather/scatter per query term over that term's postings plus a few O(N) numpy
 passes (mask, select); Python work is done only for the k hits returned.
@@ -33,6 +34,7 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 import numpy as np
@@ -62,7 +64,7 @@ IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 
 #: Version of the on-disk cache layout; part of the fingerprint.
-CACHE_FORMAT = "paperbot-index-3"
+CACHE_FORMAT = "paperbot-index-4"
 #: Corpora up to this many papers get their statistics from a real rank-bm25 model; above it, the
 #: identical statistics are computed here (rank-bm25 keeps a dict per document: ~5 GB at 1M papers).
 RANK_BM25_MAX_DOCS = 50_000
@@ -226,16 +228,18 @@ class Index:
         self.idf: FloatArray = arrays["idf"]
         self.baseline: FloatArray = arrays["baseline"]
         self.doc_len: IntArray = arrays["doc_len"]
-        self.stream: IntArray = arrays["stream"]
         self.doc_start: npt.NDArray[np.int64] = arrays["doc_start"]
         self.pos_indptr: npt.NDArray[np.int64] = arrays["pos_indptr"]
         self.positions: IntArray = arrays["positions"]
         self.has_baseline = bool(np.any(self.baseline != 0))
         self._arrays = arrays
         self._by_id: dict[str, int] = {p.id: i for i, p in enumerate(papers)}
+        # Case-insensitive look-up needs a second table only for ids that are not lowercase.
         self._by_folded_id: dict[str, int] = {}
         for i, p in enumerate(papers):
-            self._by_folded_id.setdefault(p.id.casefold(), i)
+            folded = p.id.casefold()
+            if folded != p.id and folded not in self._by_id:
+                self._by_folded_id.setdefault(folded, i)
         self._init_areas()
         self._lock = threading.Lock()
         self._authors: tuple[str, npt.NDArray[np.int64], npt.NDArray[np.int64], IntArray] | None = None
@@ -311,7 +315,10 @@ class Index:
         """The corpus position of a paper id (exact, then case-insensitive), or None."""
         pos = self._by_id.get(paper_id)
         if pos is None:
-            pos = self._by_folded_id.get(paper_id.strip().casefold())
+            folded = paper_id.strip().casefold()
+            pos = self._by_id.get(folded)
+            if pos is None:
+                pos = self._by_folded_id.get(folded)
         return pos
 
     def get(self, paper_id: str) -> Paper | None:
@@ -529,17 +536,22 @@ class Index:
         tids = [int(i) for i in ids if i is not None]
         if len(tids) == 1:
             return self.post_docs[self.indptr[tids[0]] : self.indptr[tids[0] + 1]]
-        # Anchor on the rarest token; check the others at their offsets in the stream.
+        # Anchor on the rarest token; keep the starts where every other token sits at its offset
+        # (position lists are sorted, so membership is a binary search). The gaps between title,
+        # abstract and documents hold no token, so a match never crosses them.
         counts = [int(self.pos_indptr[t + 1] - self.pos_indptr[t]) for t in tids]
         anchor = int(np.argmin(counts))
         at = tids[anchor]
         starts = self.positions[self.pos_indptr[at] : self.pos_indptr[at + 1]].astype(np.int64) - anchor
-        n = len(self.stream)
-        starts = starts[(starts >= 0) & (starts + len(tids) <= n)]
         for offset, tid in enumerate(tids):
             if offset == anchor or not len(starts):
                 continue
-            starts = starts[self.stream[starts + offset] == tid]
+            where = self.positions[self.pos_indptr[tid] : self.pos_indptr[tid + 1]]
+            want = starts + offset
+            j = np.searchsorted(where, want)
+            found = j < len(where)
+            found[found] = where[j[found]] == want[found]
+            starts = starts[found]
         if not len(starts):
             return np.zeros(0, dtype=np.int32)
         docs = np.searchsorted(self.doc_start, starts, side="right") - 1
@@ -702,6 +714,7 @@ def build_index(
     pos_counts = np.bincount(stream_arr[stream_arr >= 0], minlength=n_terms)
     pos_indptr = np.zeros(n_terms + 1, dtype=np.int64)
     np.cumsum(pos_counts, out=pos_indptr[1:])
+    del stream_arr
     _report_progress(progress, "index", 4, total_steps)
 
     arrays: dict[str, np.ndarray] = {
@@ -711,7 +724,6 @@ def build_index(
         "idf": idf,
         "baseline": baseline,
         "doc_len": lengths.astype(np.int32),
-        "stream": stream_arr,
         "doc_start": np.frombuffer(doc_start, dtype=np.int64).copy(),
         "pos_indptr": pos_indptr,
         "positions": positions,
@@ -840,8 +852,8 @@ def _load(path: Path, fingerprint: str, params: BM25Params) -> tuple[Index, dict
         rows = json.loads(data.pop("papers").tobytes().decode("utf-8"))
         papers = tuple(
             Paper(
-                id=r[0], title=r[1], authors=tuple(r[2]), et_al=bool(r[3]), area=r[4], abstract=r[5],
-                url=r[6], source=r[7],
+                id=r[0], title=r[1], authors=tuple(map(intern, r[2])), et_al=bool(r[3]), area=intern(r[4]),
+                abstract=r[5], url=r[6], source=r[7],
             )
             for r in rows
         )
@@ -872,7 +884,6 @@ _ARRAY_SPECS: dict[str, tuple[str, ...]] = {
     "idf": ("f",),
     "baseline": ("f",),
     "doc_len": ("i",),
-    "stream": ("i",),
     "doc_start": ("i",),
     "pos_indptr": ("i",),
     "positions": ("i",),
@@ -897,14 +908,13 @@ def _validate(arrays: dict[str, np.ndarray], n_docs: int, n_terms: int) -> None:
     need(len(a["post_impact"]) == len(a["post_docs"]), "impacts size")
     need(bool(np.all(np.diff(a["indptr"]) >= 0)), "postings order")
     need(len(a["doc_len"]) == n_docs and len(a["doc_start"]) == n_docs + 1, "document count")
-    need(int(a["doc_start"][-1]) == len(a["stream"]), "stream size")
     need(int(a["pos_indptr"][-1]) == len(a["positions"]), "positions size")
     if len(a["post_docs"]):
         need(0 <= int(a["post_docs"].min()) and int(a["post_docs"].max()) < n_docs, "doc ids")
     if len(a["positions"]):
-        need(0 <= int(a["positions"].min()) and int(a["positions"].max()) < len(a["stream"]), "positions")
-    if len(a["stream"]):
-        need(int(a["stream"].max()) < n_terms and int(a["stream"].min()) >= -1, "stream ids")
+        low, high = int(a["positions"].min()), int(a["positions"].max())
+        need(0 <= low and high < int(a["doc_start"][-1]), "positions")
+    need(bool(np.all(np.diff(a["doc_start"]) >= 0)), "document starts")
 
 
 def open_index(

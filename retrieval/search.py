@@ -20,7 +20,7 @@ from retrieval.errors import UnknownPaperError
 from retrieval.models import Answer, AnswerSentence, Hit, Paper, SearchResults
 from retrieval.query import ParsedQuery, QueryWord, parse_query, plain_query
 from retrieval.text import split_sentences, strip_markup
-from retrieval.tokenize import iter_words, tokenize
+from retrieval.tokenize import iter_words, match_spans, tokenize
 
 if TYPE_CHECKING:
     from retrieval.index import Index
@@ -216,12 +216,39 @@ def similar(index: Index, paper_id: str, k: int = 5) -> list[Hit]:
 # Snippets
 
 
-def _sentences(paper: Paper) -> list[str]:
-    # strip_markup is latex_to_display without its markdown (LaTeX already turned into Unicode):
-    # snippets add their own **bold** and escape the rest, so nothing can unbalance them.
+_SENTENCE_CACHE: dict[str, tuple[str, list[tuple[int, int]]]] = {}
+_SENTENCE_CACHE_MAX = 4096
+
+
+def _sentence_spans(paper: Paper) -> tuple[str, list[tuple[int, int]]]:
+    """The paper's display abstract as plain text and the (start, end) span of each sentence.
+
+    strip_markup is latex_to_display without its markdown (LaTeX already turned into Unicode):
+    snippets add their own **bold** and escape the rest, so nothing can unbalance them. Memoised
+    per abstract text (a bounded dict) because paging re-renders the same hits.
+    """
+    key = paper.abstract or paper.title
+    cached = _SENTENCE_CACHE.get(key)
+    if cached is not None:
+        return cached
     display = strip_markup(paper.abstract) if paper.abstract else ""
-    sentences = [s.strip() for s in split_sentences(display) if s.strip()] if display else []
-    return sentences or ([paper.title] if paper.title else [])
+    sentences = [x.strip() for x in split_sentences(display)] if display else []
+    sentences = [x for x in sentences if x] or ([paper.title] if paper.title else [])
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for sentence in sentences:
+        spans.append((pos, pos + len(sentence)))
+        pos += len(sentence) + 1
+    result = (" ".join(sentences), spans)
+    if len(_SENTENCE_CACHE) >= _SENTENCE_CACHE_MAX:
+        _SENTENCE_CACHE.clear()
+    _SENTENCE_CACHE[key] = result
+    return result
+
+
+def _sentences(paper: Paper) -> list[str]:
+    text, spans = _sentence_spans(paper)
+    return [text[a:b] for a, b in spans]
 
 
 def _idf(index: Index | None, term: str) -> float:
@@ -235,40 +262,38 @@ def _escape(text: str) -> str:
     return _MARKDOWN_RE.sub(r"\\\1", text)
 
 
-def _render_atoms(sentence: str, stems: set[str]) -> list[tuple[str, bool]]:
-    """The sentence as whitespace-separated atoms rendered as markdown (query words bold, the rest
-    escaped), each with a flag telling whether it has a bold word. Bold never spans atoms, so
-    cutting between atoms keeps the markdown balanced."""
-    spans: list[tuple[int, int]] = []
-    for word in iter_words(sentence):
-        if not word.tokens:
-            continue
-        if len(word.parts) > 1 and word.tokens[0] in stems:
-            spans.append((word.start, word.end))  # the joined form matched: bold the whole word
-            continue
-        for start, end, tokens in word.parts:
-            if any(t in stems for t in tokens):
-                spans.append((start, end))
+_ATOM_RE = re.compile(r"\S+")
+
+
+def _render_atoms(
+    text: str, start: int, end: int, bold: list[tuple[int, int, tuple[str, ...]]]
+) -> list[tuple[str, bool]]:
+    """``text[start:end]`` as whitespace-separated atoms rendered as markdown (the ``bold`` spans
+    bold, other markdown characters escaped), each with a flag telling whether it has a bold word.
+    Bold never spans atoms, so cutting between atoms keeps the markdown balanced."""
+    escape = _escape if _MARKDOWN_RE.search(text, start, end) else str
+    spans = [(a, b) for a, b, _ in bold if start <= a < end]
     atoms: list[tuple[str, bool]] = []
     span_i = 0
-    for m in re.finditer(r"\S+", sentence):
+    for m in _ATOM_RE.finditer(text, start, end):
         a_start, a_end = m.span()
+        if span_i >= len(spans) or spans[span_i][0] >= a_end:
+            atoms.append((escape(m.group(0)), False))
+            continue
         pieces: list[str] = []
         pos = a_start
-        bold = False
         while span_i < len(spans) and spans[span_i][0] < a_end:
             s, e = spans[span_i]
             s, e = max(s, a_start), min(e, a_end)
-            pieces.append(_escape(sentence[pos:s]))
-            pieces.append(f"**{_escape(sentence[s:e])}**")
-            bold = True
+            pieces.append(escape(text[pos:s]))
+            pieces.append(f"**{escape(text[s:e])}**")
             pos = e
             if spans[span_i][1] <= a_end:
                 span_i += 1
             else:
                 break
-        pieces.append(_escape(sentence[pos:a_end]))
-        atoms.append(("".join(pieces), bold))
+        pieces.append(escape(text[pos:a_end]))
+        atoms.append(("".join(pieces), True))
     return atoms
 
 
@@ -325,32 +350,38 @@ def make_snippet(
     Returns:
         The snippet (markdown).
     """
-    sentences = _sentences(paper)
-    if not sentences:
+    text, spans = _sentence_spans(paper)
+    if not spans:
         return ""
-    scored: list[tuple[float, int, set[str]]] = []
-    for i, sentence in enumerate(sentences):
-        found = {t for t in tokenize(sentence) if t in stems}
-        scored.append((sum(_idf(index, t) for t in found), i, found))
+    # Score sentences with the fast tokenizer; locate words (slower) only in the chosen ones.
+    found = [stems.intersection(tokenize(text[a:b])) for a, b in spans] if stems else [set() for _ in spans]
+    weights = {t: _idf(index, t) for t in stems}
+    scored = [(sum(weights[t] for t in f), i, f) for i, f in enumerate(found)]
     best = max(scored, key=lambda s: (s[0], -s[1]))
     chosen = [best[1]]
-    if best[0] > 0 and len(sentences) > 1:
+
+    def length(i: int) -> int:
+        return spans[i][1] - spans[i][0]
+
+    if best[0] > 0 and len(spans) > 1:
         # A second sentence: the one adding most weight of terms the best one lacks; if none adds
         # anything, the one that follows the best.
         def gain(s: tuple[float, int, set[str]]) -> float:
-            return sum(_idf(index, t) for t in s[2] - best[2])
+            return sum(weights[t] for t in s[2] - best[2])
 
         others = [s for s in scored if s[1] != best[1]]
         second = max(others, key=lambda s: (gain(s), s[0], -abs(s[1] - best[1])))
         if gain(second) == 0:
             second = scored[best[1] + 1] if best[1] + 1 < len(scored) else scored[best[1] - 1]
-        if len(sentences[best[1]]) + len(sentences[second[1]]) + 3 <= limit:
+        if length(best[1]) + length(second[1]) + 3 <= limit:
             chosen = sorted([best[1], second[1]])
     atoms: list[tuple[str, bool]] = []
     for j, i in enumerate(chosen):
         if j and i != chosen[j - 1] + 1:
             atoms.append((_ELLIPSIS, False))
-        atoms.extend(_render_atoms(sentences[i], stems))
+        a, b = spans[i]
+        matches = [(a + x, a + y, t) for x, y, t in match_spans(text[a:b], stems)] if found[i] else []
+        atoms.extend(_render_atoms(text, a, b, matches))
     return _fit(atoms, limit)
 
 

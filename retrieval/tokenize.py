@@ -26,6 +26,7 @@ __all__ = [
     "WordTokens",
     "analyze_word",
     "iter_words",
+    "match_spans",
     "phrase_tokens",
     "stem",
     "tokenize",
@@ -249,3 +250,45 @@ def iter_words(text: str) -> Iterator[WordTokens]:
         else:
             part_spans = ((start, match.end(), index),)
         yield WordTokens(start, match.end(), surface.casefold(), index, part_spans)
+
+
+def match_spans(text: str, stems: set[str] | frozenset[str]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Spans of ``text`` whose tokens are in ``stems`` (for highlighting), in text order.
+
+    A hyphenated word whose joined form matches is one span; otherwise each matching part is its
+    own span (``flow-**matching**``). Same tokens as :func:`iter_words`, about 3x faster.
+
+    Args:
+        text: Any text (NFC).
+        stems: Tokens to find.
+
+    Returns:
+        ``(start, end, matched_tokens)`` triples.
+    """
+    out: list[tuple[int, int, tuple[str, ...]]] = []
+    cache = _WORD_CACHE
+    for match in _SPAN_RE.finditer(text):
+        if match.group(1) is not None:
+            continue
+        raw = match.group(0)
+        key = raw if raw.isascii() else _prepare(raw)
+        tokens = cache.get(key)
+        if tokens is None:
+            tokens = analyze_word(key)
+        index = tokens[0]
+        if not index:
+            continue
+        hit = tuple(t for t in index if t in stems)
+        if not hit:
+            continue
+        start = match.start()
+        if len(index) == 1 or index[0] in stems or not _HYPHEN_RE.search(raw):
+            out.append((start, match.end(), hit))
+            continue
+        pos = start
+        for piece in _HYPHEN_RE.split(raw):
+            piece_hit = tuple(t for t in analyze_word(_prepare(piece))[1] if t in stems)
+            if piece_hit:
+                out.append((pos, pos + len(piece), piece_hit))
+            pos += len(piece) + 1
+    return out

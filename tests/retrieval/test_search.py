@@ -31,24 +31,35 @@ def has_token(paper: Paper, token: str) -> bool:
 # -- golden rankings ------------------------------------------------------------------------------
 
 
-def test_golden_sparse_autoencoders(seed_index):
-    results = seed_index.search("sparse autoencoders", 5)
+# Golden rankings on the bundled corpus (ids are content-derived by retrieval.corpus, titles derived
+# from the abstracts are indexed with them). Any change here must be explained by a ranking change.
+GOLDEN = {
+    "sparse autoencoders": ["zfhrkp5j", "qbkdm1zb", "s25ze1jy", "w4sz6mwt"],
+    "offline reinforcement learning": ["y13x62p7", "qzrqehyr", "7m1x7f9p", "tq1rsx2h", "8hhevwxz"],
+}
+
+
+@pytest.mark.parametrize("query", list(GOLDEN))
+def test_golden_top_ids(seed_index, query):
+    results = seed_index.search(query, len(GOLDEN[query]))
+    assert [h.paper.id for h in results.hits] == GOLDEN[query]
+    assert [h.rank for h in results.hits] == list(range(1, len(GOLDEN[query]) + 1))
+    scores = [h.score for h in results.hits]
+    assert scores == sorted(scores, reverse=True) and scores[-1] > 0
+
+
+def test_golden_sparse_autoencoders_details(seed_index):
+    results = seed_index.search("sparse autoencoders", 10)
     assert results.total == 4
-    assert [h.paper.abstract[:30] for h in results.hits[:3]] == ["Sparse autoencoders (SAEs) are"] * 3
-    assert results.hits[3].paper.abstract.startswith("Data filtering plays a central role")
-    assert [h.rank for h in results.hits] == [1, 2, 3, 4]
     assert results.hits[0].matched_terms == ("sparse", "autoencoders")
     assert results.hits[0].paper.abstract.startswith("Sparse autoencoders (SAEs) are widely used")
+    assert sum(h.paper.abstract.startswith("Sparse autoencoders (SAEs)") for h in results.hits) == 3
 
 
-def test_golden_offline_reinforcement_learning(seed_index):
-    results = seed_index.search("offline reinforcement learning", 10)
-    top2 = results.hits[:2]
+def test_golden_offline_reinforcement_learning_details(seed_index):
+    top2 = seed_index.search("offline reinforcement learning", 10).hits[:2]
     assert {h.paper.area for h in top2} == {"Reinforcement Learning · Batch/Offline"}
     assert top2[0].paper.abstract.startswith("Generative models such as diffusion and flow-matching")
-    assert all(h.score > 0 for h in results.hits)
-    scores = [h.score for h in results.hits]
-    assert scores == sorted(scores, reverse=True)
 
 
 def test_stemming_and_case_in_queries(seed_index):
