@@ -456,10 +456,15 @@ def _parse_text(text: str, source: str) -> tuple[list[_Record], list[SkippedBloc
                 skip(number, "missing authors line (the area line is followed by the abstract)")
                 i += 2
                 continue
-            if second is not None and _authors_shape(second) and (third is None or _area_shape(third)):
-                skip(number, "missing abstract (the authors line is followed by the next area line)")
-                i += 2
-                continue
+            if second is not None and _authors_shape(second):
+                if third is None or _area_shape(third):
+                    skip(number, "missing abstract (the authors line is followed by the next area line)")
+                    i += 2
+                    continue
+                if not _authors_shape(third):
+                    skip(number, f"abstract too short or malformed: {_preview(third)}")
+                    i += 3
+                    continue
             if second is None and area_shape == 2:
                 skip(number, "incomplete block at the end of the file (area line only)")
                 i += 1

@@ -379,6 +379,10 @@ class _Latex:
     def _text_char(self, c: str, out: list[str], at: int) -> None:
         src = self.src
         if c == "~":
+            if src.startswith("~", at + 1):  # "~~strike~~" is markdown, not two ties
+                out.append("~~")
+                self.pos = at + 2
+                return
             before = src[at - 1] if at > 0 else " "
             after = src[at + 1] if at + 1 < len(src) else " "
             # LaTeX's tie (Fig.~3) is a space; a free-standing ~ (``~1.8x``) means "about"
@@ -603,11 +607,13 @@ class _Latex:
         inner = arg.strip()
         if math or not self.emphasis or not inner or not closed:
             return _Out(arg)
-        if name in _ITALIC:
-            return _Out(f"*{inner}*")
-        if name in _BOLD:
-            return _Out(f"**{inner}**")
-        return _Out(arg)
+        if name not in _ITALIC and name not in _BOLD:
+            return _Out(arg)
+        marker = "*" if name in _ITALIC else "**"
+        run = len(inner) - len(inner.lstrip("*"))
+        if run == len(inner) - len(inner.rstrip("*")) and run in ((1, 3) if marker == "*" else (2, 3)):
+            return _Out(inner)  # already in that style: \textbf{\textbf{x}} stays **x**
+        return _Out(f"{marker}{inner}{marker}")
 
     def _delimited_math(self, end: int, closer: str, depth: int) -> str:
         close = self.src.find(closer, self.pos, end)
