@@ -14,6 +14,7 @@ object finishes on it. A failed build leaves the old index serving.
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
 import logging
 import time
@@ -34,6 +35,20 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], Awaitable[None] | None]
 
+#: Corpora at least this big (bytes on disk, ~6k abstracts) are rebuilt in a child process: in a
+#: thread, a few long GIL-holding calls stall the event loop past 100 ms at 100k abstracts.
+SUBPROCESS_MIN_BYTES = 8_000_000
+
+
+def corpus_bytes(path: Path) -> int:
+    """Total size of the corpus file or folder (0 when it cannot be read)."""
+    try:
+        if path.is_file():
+            return path.stat().st_size
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    except OSError:
+        return 0
+
 
 class Engine:
     """Holds the serving index; cogs call its thin read wrappers and admins call :meth:`reindex`."""
@@ -49,6 +64,7 @@ class Engine:
         self.loaded_at = time.time()
         self._areas: list[tuple[str, int]] = index.areas()
         self._lock = asyncio.Lock()
+        self.subprocess_min_bytes = SUBPROCESS_MIN_BYTES
 
     @classmethod
     async def load(cls, settings: Settings, *, store: Store | None = None) -> Engine:
@@ -67,6 +83,7 @@ class Engine:
             "cache" if report.from_cache else "built",
             report.build_seconds,
         )
+        _freeze_heap()
         return cls(settings, index, report, store=store)
 
     # -- state -------------------------------------------------------------------------------------
@@ -143,16 +160,28 @@ class Engine:
             relay = _ProgressRelay(loop, progress) if progress is not None else None
             previous = self.index
             started = time.perf_counter()
+            callback = relay.from_thread if relay is not None else None
             try:
-                index, report = await asyncio.to_thread(
-                    open_index,
-                    corpus,
-                    self.settings.bm25,
-                    cache_dir=self.settings.index_cache_dir,
-                    previous=previous,
-                    progress=relay.from_thread if relay is not None else None,
-                )
-            except (RetrievalError, OSError, ValueError) as exc:
+                if corpus_bytes(corpus) >= self.subprocess_min_bytes:
+                    from bot.index_worker import build_in_subprocess
+
+                    index, report = await build_in_subprocess(
+                        corpus,
+                        self.settings.bm25,
+                        cache_dir=self.settings.index_cache_dir,
+                        previous=previous,
+                        progress=callback,
+                    )
+                else:
+                    index, report = await asyncio.to_thread(
+                        open_index,
+                        corpus,
+                        self.settings.bm25,
+                        cache_dir=self.settings.index_cache_dir,
+                        previous=previous,
+                        progress=callback,
+                    )
+            except (RetrievalError, OSError, ValueError, RuntimeError) as exc:
                 log.warning("reindex of %s failed, keeping the old index: %s", corpus, exc)
                 raise ReindexFailed(f"Reindex failed, the previous index is still serving: {exc}") from exc
             finally:
@@ -161,6 +190,7 @@ class Engine:
             areas = index.areas()
             # The swap: one assignment each. Readers that already hold ``previous`` finish on it.
             self.index, self.report, self._areas = index, report, areas
+            _freeze_heap()
             self.corpus_path = corpus
             self.loaded_at = time.time()
             log.info(
@@ -175,6 +205,15 @@ class Engine:
                 result = await self.store.reconcile(index.papers)
                 log.info("saved lists reconciled with the new corpus: %s", result)
             return report
+
+
+def _freeze_heap() -> None:
+    """Move the index's millions of objects out of the cyclic GC's reach.
+
+    A full collection over them holds the GIL for 100+ ms at 100k papers and stalls the event loop.
+    Papers and arrays hold no reference cycles, so refcounting still frees a replaced index.
+    """
+    gc.freeze()  # no gc.collect() first: that full pass is the very stall being avoided
 
 
 class _ProgressRelay:

@@ -34,6 +34,7 @@ import json
 import logging
 import re
 import threading
+import time
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -142,6 +143,7 @@ class RecordedRequest:
     message: dict[str, Any] | None = None
     interaction_id: int | None = None
     expected_error: bool = False  # the fake was told to fail this request (tests of error paths)
+    at: float = 0.0  # time.perf_counter() when the fake had read the request (for latency benchmarks)
 
     @property
     def is_callback(self) -> bool:
@@ -342,6 +344,7 @@ class FakeDiscord:
             json=body,
             files=files,
             multipart=multipart,
+            at=time.perf_counter(),
         )
         self.requests.append(record)
         try:
@@ -727,7 +730,6 @@ class Exchange:
 
     requests: list[RecordedRequest]
     interaction_id: int | None = None
-    expected_error: bool = False  # the fake was told to fail this request (tests of error paths)
     payload: dict[str, Any] | None = None
 
     @property
@@ -850,6 +852,7 @@ class Harness:
         self.guild_id = GUILD_ID
         self.channel_id = CHANNEL_ID
         self._tokens = itertools.count(1)
+        self.task_timeout = 30.0  # seconds an injected event's tasks may take before TimeoutError
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -1035,12 +1038,12 @@ class Harness:
         self.bot._connection.parsers[event](payload)
         await self.wait_for_tasks(before)
 
-    async def wait_for_tasks(self, before: set[asyncio.Task[Any]], timeout: float = 30.0) -> None:
+    async def wait_for_tasks(self, before: set[asyncio.Task[Any]], timeout: float | None = None) -> None:
         """Await every new discord.py event/command/view task until none is pending; re-raise failures."""
         seen: set[asyncio.Task[Any]] = set()
         errors: list[BaseException] = []
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        deadline = loop.time() + (self.task_timeout if timeout is None else timeout)
         while True:
             await asyncio.sleep(0)
             pending = [

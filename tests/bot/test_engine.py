@@ -88,3 +88,31 @@ async def test_require_unknown_paper(harness):
     with pytest.raises(UnknownPaperError):
         harness.bot.engine.require("nope")
     assert harness.bot.engine.areas and harness.bot.engine.areas[0][1] >= 1
+
+
+@pytest.mark.skipif(
+    not (engine_module.Path(__file__).resolve().parents[2] / "retrieval" / "corpus.py").exists(),
+    reason="the worker process needs the real retrieval.corpus",
+)
+async def test_reindex_in_a_subprocess_gives_the_same_index(harness):
+    engine = harness.bot.engine
+    engine.subprocess_min_bytes = 0  # force the child-process path on the small corpus
+    before = [h.paper.id for h in engine.search("reinforcement learning", 5).hits]
+    stages = []
+    report = await engine.reindex(progress=lambda stage, done, total: stages.append(stage))
+    assert report.extra.get("worker") == "subprocess"
+    assert report.papers == 40 and report.unchanged == 40
+    assert [h.paper.id for h in engine.search("reinforcement learning", 5).hits] == before
+    assert stages
+
+
+async def test_subprocess_failure_keeps_the_old_index(harness, tmp_path):
+    engine = harness.bot.engine
+    engine.subprocess_min_bytes = 0
+    old = engine.index
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "x.txt").write_text("not a corpus", encoding="utf-8")
+    with pytest.raises(ReindexFailed):
+        await engine.reindex(empty)
+    assert engine.index is old
