@@ -29,13 +29,9 @@ from typing import Any
 
 import pytest
 
-from tests.bot import _retrieval_stub
-
-_retrieval_stub.install()  # no-op once retrieval.corpus and retrieval.text exist
-
-from bot.offline import FakeDiscord, Harness  # noqa: E402
-from bot.settings import PROJECT_ROOT, Settings  # noqa: E402
-from tests.bot import openapi_check  # noqa: E402
+from bot.offline import FakeDiscord, Harness
+from bot.settings import PROJECT_ROOT, Settings
+from tests.bot import openapi_check
 
 CORPUS = PROJECT_ROOT / "data" / "corpus"
 
