@@ -401,8 +401,9 @@ class Index:
         return sorted(counts.items(), key=lambda p: (-p[1], p[0].casefold()))
 
     def complete_areas(self, prefix: str, limit: int = 25) -> list[str]:
-        """Area names for autocomplete: those whose area or sub-area starts with ``prefix`` first,
-        then those containing it; each group by paper count.
+        """Area names for autocomplete, best first: those whose area or sub-area starts with
+        ``prefix``, then those with a word starting with it, then those containing it; within a
+        group by paper count (top-level areas such as ``"Theory"`` are included).
 
         Args:
             prefix: What the user typed so far (case/punctuation-insensitive).
@@ -411,15 +412,17 @@ class Index:
         from retrieval.corpus import area_key
 
         key = area_key(prefix or "")
-        starts: list[str] = []
-        contains: list[str] = []
+        groups: tuple[list[str], list[str], list[str]] = ([], [], [])
         for name, _ in self._area_choices():
+            full = area_key(name)
             parts = [area_key(p) for p in name.split(AREA_SEPARATOR)]
             if not key or any(p.startswith(key) for p in parts):
-                starts.append(name)
-            elif key in area_key(name):
-                contains.append(name)
-        return (starts + contains)[: max(limit, 0)]
+                groups[0].append(name)
+            elif any(w.startswith(key) for w in full.replace("·", " ").split()):
+                groups[1].append(name)
+            elif key in full:
+                groups[2].append(name)
+        return (groups[0] + groups[1] + groups[2])[: max(limit, 0)]
 
     def complete_ids(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
         """``(id, title)`` pairs for autocomplete: ids starting with ``prefix`` (case-insensitive,

@@ -284,3 +284,20 @@ def test_concurrent_reads_agree(seed_index):
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda q: (q, [h.paper.id for h in seed_index.search(q, 10).hits]), queries))
     assert all(ids == expected[q] for q, ids in results)
+
+
+# -- evaluation metric used by bench/scifact.py ----------------------------------------------------
+
+
+def test_ndcg_and_recall_on_a_hand_computed_case():
+    from bench.scifact import ndcg_at_k, recall_at_k
+
+    ranked = ["d3", "d1", "d7", "d2"]
+    relevant = {"d1", "d2"}
+    # DCG = 1/log2(3) + 1/log2(5) = 0.630930 + 0.430677; ideal = 1/log2(2) + 1/log2(3) = 1.630930
+    assert ndcg_at_k(ranked, relevant, 10) == pytest.approx(1.061606 / 1.630930, abs=1e-6)
+    assert ndcg_at_k(ranked, relevant, 2) == pytest.approx(0.630930 / 1.630930, abs=1e-6)
+    assert ndcg_at_k(["d1", "d2"], relevant) == 1.0 and ndcg_at_k(["x"], relevant) == 0.0
+    # Only one relevant document: the ideal DCG is 1, whatever k.
+    assert ndcg_at_k(["a", "b", "r"], {"r"}, 10) == pytest.approx(0.5)
+    assert recall_at_k(ranked, relevant, 2) == 0.5 and recall_at_k(ranked, relevant, 100) == 1.0
