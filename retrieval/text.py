@@ -186,6 +186,7 @@ _URL_TRAIL = ".,;:!?'\"*_"
 _TEXT_SPECIAL = re.compile(r"[\\${}~`]|''|--")
 _MATH_SPECIAL = re.compile(r"[\\{}^_'~*&$]")
 _CMD_NAME = re.compile(r"[A-Za-z]+")
+_SINGLE_QUOTED = re.compile(r"([A-Za-z][\w \-]{0,60}?)'(?!')")
 _INLINE_CLOSE = re.compile(r"(?<=[^\s\\])\$(?!\d)")
 _HTML_ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});", re.I)
 _SPACES = re.compile(r"[ \t\f\v\u00a0]+")
@@ -391,6 +392,11 @@ class _Latex:
             if src.startswith("`", at + 1):
                 out.append("“")
                 self.pos = at + 2
+                return
+            m = _SINGLE_QUOTED.match(src, at + 1)
+            if m:  # LaTeX single quotes: `wrapper' -> ‘wrapper’
+                out.append(f"‘{m.group(1)}’")
+                self.pos = m.end()
             else:
                 out.append("`")
         elif c == "'":  # matched "''"
@@ -729,8 +735,8 @@ def latex_to_display(text: str) -> str:
     Returns:
         Discord-safe markdown. Never raises.
     """
-    out = balance_markdown(_convert(text, emphasis=True))
-    return _restore_literals(out, display=True)
+    # literals first: a restored "\\_" can end a URL, which changes what the balancer must look at
+    return balance_markdown(_restore_literals(_convert(text, emphasis=True), display=True))
 
 
 def strip_markup(text: str) -> str:
@@ -897,15 +903,16 @@ _TRAILING_JUNK = " \t\n,;:-–—([{/\\"
 def truncate(text: str, limit: int) -> str:
     """Shorten ``text`` to at most ``limit`` characters, cutting at a word boundary and adding "…".
 
-    Markdown emphasis whose closing marker falls after the cut loses its opening marker, so the result
-    stays balanced.
+    When ``text`` is balanced markdown (every emphasis marker paired, as :func:`latex_to_display`
+    returns it) the result is too: a pair whose closing marker falls after the cut loses its opening
+    marker, and a cut never leaves a marker that would italicise what follows.
 
     Args:
         text: Text (plain or markdown).
         limit: Maximum length of the result, ellipsis included.
 
     Returns:
-        ``text`` unchanged when it fits, else a prefix ending in "…" (``""`` when ``limit < 1``).
+        ``text`` (stripped) when it fits, else a prefix ending in "…" (``""`` when ``limit < 1``).
     """
     text = text.strip()
     if limit < 1:
@@ -920,11 +927,56 @@ def truncate(text: str, limit: int) -> str:
         space = max(text.rfind(" ", 0, room + 1), text.rfind("\n", 0, room + 1))
         if space >= room // 2:  # only back off to a space when it does not cost half the text
             cut = space
+    markdown = any(c in text for c in "*_~|`")
+    if markdown and "`" in text:
+        start = _code_span_start(text, cut)
+        if start is not None and text[:start].strip():
+            cut = start  # a code span cut in two would turn its content into live markdown
     head = text[:cut].rstrip(_TRAILING_JUNK)
     if not head:
-        head = text[:room].rstrip()
-    head = _drop_broken_openers(text, head)
-    return head.rstrip(_TRAILING_JUNK) + ELLIPSIS
+        head = text[:room]
+    if not markdown:
+        return head.rstrip(_TRAILING_JUNK) + ELLIPSIS
+    head = _drop_broken_openers(text, head).rstrip(_TRAILING_JUNK + "*_~|")
+    result = head + ELLIPSIS
+    if _has_unpaired(result) and not _has_unpaired(text):
+        result = _escape_to_fit(head, limit)
+    return result
+
+
+def _has_unpaired(text: str) -> bool:
+    return any(
+        r.partner == -1 and (r.char != "_" or r.can_open or r.can_close) for r in _delimiter_runs(text)
+    )
+
+
+def _escape_to_fit(head: str, limit: int) -> str:
+    """Escape the markers a cut left unpaired, shortening the text until the escapes fit."""
+    for _ in range(6):
+        out = balance_markdown(head.rstrip(_TRAILING_JUNK + "*_~|")) + ELLIPSIS
+        if len(out) <= limit:
+            return out
+        head = head[: max(0, len(head) - (len(out) - limit))]
+    plain = re.sub(r"[*_~|`\\]", "", head).rstrip(_TRAILING_JUNK)
+    return plain[: limit - 1] + ELLIPSIS
+
+
+_BACKTICKS = re.compile(r"(?<!\\)`+")
+
+
+def _code_span_start(text: str, cut: int) -> int | None:
+    """Start of the `code span` that ``cut`` falls inside, if any."""
+    pos = 0
+    while True:
+        m = _BACKTICKS.search(text, pos)
+        if m is None or m.start() >= cut:
+            return None
+        close = text.find(m.group(), m.end())
+        if close == -1:
+            return None
+        if cut < close + len(m.group()):
+            return m.start()
+        pos = close + len(m.group())
 
 
 def _drop_broken_openers(full: str, head: str) -> str:
@@ -1769,7 +1821,16 @@ def derive_title(abstract: str) -> str:
     title = _restore_literals(_plain_sentence(title), display=False).rstrip(" .;:,")
     if not title:
         title = _ellipsize(" ".join(strip_markup(abstract).split()), TITLE_LIMIT)
-    title = balance_markdown(title) if title else ""
-    if len(title) > TITLE_LIMIT:
-        title = truncate(title, TITLE_LIMIT)
-    return title or "Untitled"
+    return _discord_safe(title) or "Untitled"
+
+
+def _discord_safe(title: str) -> str:
+    """Escape stray markdown markers, shortening the title until the escapes fit in the limit."""
+    limit = TITLE_LIMIT
+    for _ in range(8):
+        out = balance_markdown(title)
+        if len(out) <= TITLE_LIMIT:
+            return out
+        limit -= len(out) - TITLE_LIMIT
+        title = _ellipsize(title, max(limit, 1))
+    return truncate(re.sub(r"[*_~|`\\]", "", title), TITLE_LIMIT)
