@@ -21,7 +21,8 @@ exceptions, and returns an :class:`Exchange` holding the requests that event pro
 
 Private discord.py names used (pinned 2.7.1; canary tests in tests/bot/test_app.py): ``Route.BASE``,
 ``DiscordWebSocket.DEFAULT_GATEWAY`` (only for ``bot.start`` against the fake gateway),
-``ConnectionState.parsers`` (via ``bot._connection``) and the task names above.
+``ConnectionState.parsers`` and ``ConnectionState._view_store._views`` (via ``bot._connection``; the
+latter only to find live views for :meth:`Harness.timeout_views`) and the task names above.
 """
 
 from __future__ import annotations

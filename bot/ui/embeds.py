@@ -212,15 +212,24 @@ def split_text(text: str, limit: int) -> list[str]:
     return chunks
 
 
+def all_authors(paper: Paper, limit: int = FIELD_VALUE_LIMIT) -> str:
+    """As many author names as fit in ``limit`` (escaped), then "et al." for the rest."""
+    names = [discord.utils.escape_markdown(name) for name in paper.authors if name.strip()]
+    if not names:
+        return "et al." if paper.et_al else "Unknown authors"
+    shown: list[str] = []
+    for name in names:
+        if len(", ".join([*shown, name])) > limit - len(" et al."):
+            break
+        shown.append(name)
+    text = ", ".join(shown) or truncate(names[0], limit - len(" et al."))
+    return text + (" et al." if paper.et_al or len(shown) < len(names) else "")
+
+
 def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
     """The full paper: abstract (LaTeX converted) split across embeds within 4096/6000, plus metadata."""
     meta = discord.Embed(title=paper_title(paper), url=paper.url or None, colour=BRAND)
-    authors = ", ".join(paper.authors) + (" et al." if paper.et_al else "")
-    meta.add_field(
-        name="Authors",
-        value=discord.utils.escape_markdown(truncate(authors or "Unknown authors", 1000)),
-        inline=False,
-    )
+    meta.add_field(name="Authors", value=all_authors(paper), inline=False)
     meta.add_field(name="Area", value=paper.area or EMPTY, inline=True)
     meta.add_field(name="ID", value=f"`{paper.id}`", inline=True)
     if paper.url:

@@ -52,6 +52,15 @@ async def test_canary_connection_parsers(harness):
     assert callable(parsers["INTERACTION_CREATE"]) and callable(parsers["MESSAGE_CREATE"])
 
 
+async def test_canary_view_store_views(harness):
+    # Harness.timeout_views/close walk ConnectionState._view_store._views to find live views.
+    ex = await harness.run_command("search", {"query": "learning"})
+    store = harness.bot._connection._view_store
+    assert isinstance(store._views, dict)
+    assert [v for v in __import__("bot.offline").offline._live_views(harness.bot) if not v.is_finished()]
+    assert ex.message
+
+
 # -- start-up -----------------------------------------------------------------------------------
 
 

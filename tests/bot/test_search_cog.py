@@ -126,9 +126,20 @@ async def test_no_hits_without_filters_suggests_fewer_words(harness):
 
 
 async def test_query_error_marks_position(harness):
-    ex = await harness.run_command("search", {"query": '"unclosed phrase'})
+    ex = await harness.run_command("search", {"query": 'agents "unclosed phrase'})
     assert ex.callback_type == 4 and ex.ephemeral
-    assert ex.content  # the retrieval message, possibly with the position marked
+    assert "unclosed quote" in ex.content
+    assert "agents ⟦here⟧" in ex.content
+
+
+async def test_search_in_a_dm(harness):
+    ex = await harness.run_command("search", {"query": "reinforcement learning"}, guild=False)
+    assert ex.callback_type == 4 and ex.embeds
+
+
+async def test_chinese_locale_still_answers_in_english(harness):
+    ex = await harness.run_command("search", {"query": "reinforcement learning"}, locale="zh-CN")
+    assert "papers · page 1/" in ex.content
 
 
 async def test_paper_shows_full_abstract_with_save_button(harness):
@@ -180,3 +191,29 @@ async def test_abstract_with_everyone_is_sent_with_no_mentions(harness, monkeypa
     ex = await harness.run_command("paper", {"id": original.id})
     assert ex.callback.json["data"]["allowed_mentions"] == {"parse": []}
     assert "@everyone" in ex.text
+
+
+async def test_huge_paper_is_shortened_not_rejected(harness, monkeypatch):
+    engine = harness.bot.engine
+    base = engine.index.papers[0]
+    huge = Paper(
+        id=base.id,
+        title="T" * 400,
+        authors=tuple(f"Author Number {i}" for i in range(300)),
+        et_al=True,
+        area=base.area,
+        abstract=("A sentence about reinforcement learning and $\\alpha$ values. " * 400),
+        url="https://example.org/" + "x" * 100,
+    )
+    monkeypatch.setattr(engine, "require", lambda pid: huge)
+    ex = await harness.run_command("paper", {"id": base.id})
+    assert ex.callback_type == 4
+    total = sum(
+        len(e.get("title") or "")
+        + len(e.get("description") or "")
+        + sum(len(f["name"]) + len(f["value"]) for f in e.get("fields", []))
+        + len((e.get("footer") or {}).get("text") or "")
+        for e in ex.embeds
+    )
+    assert total <= 6000 and all(len(e.get("description") or "") <= 4096 for e in ex.embeds)
+    assert "…" in ex.text and "et al." in ex.text
