@@ -1185,12 +1185,14 @@ _NAMING_NOUNS = (
     r"paradigm|setting|regime|notion|concept|measure|score|estimator|attack|defense|policy|tool"
 )
 # What may precede a passive "termed X": a comma, "is/are", or a noun ("a method called X").
+_NP_BEFORE_COMMA = re.compile(r"\b(?:an?|the)\s+((?:[\w-]+\s+){0,5}?[\w-]+),?\s*$", re.I)
 _PASSIVE_CONTEXT = re.compile(rf"(?:,\s*|\b(?:is|are)\s+|\b(?:{_NAMING_NOUNS})s?\s+)$", re.I)
 _PASSIVE_NEEDLES = tuple(re.compile(f"{word} ") for word in ("termed", "dubbed", "called", "named", "coined"))
 _ACTIVE_NEEDLE = re.compile("we (?:term|call|dub|name|coin) ")
 _REFER_NEEDLE = re.compile("refer")
 _REFER = re.compile(r"refer(?:red)?\s+to\s+(?:[\w-]+\s+){0,3}?as\s+")
 _NAME_START = re.compile(r"(?:as\s+)?(?:the\s+|an?\s+)?")
+_NAME_STOP = re.compile(r"[,.;:!?\"”]|\s(?:which|that|where|and|to|as|in|of|for|is|are|can)\s|$")
 _QUOTED = re.compile(r"[“\"‘'`]{1,2}([^“”\"‘’'`]{2,60}?)[”\"’']{1,2}")
 
 _LEADING_FILLER = re.compile(
@@ -1200,8 +1202,12 @@ _LEADING_FILLER = re.compile(
 )
 _ABBR_PAREN = re.compile(r"\(\s*([A-Za-z0-9][\w\-+./]{0,15}?)\s*\)")
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9][\w\-+.]*[\w+]|[A-Z]")
-_NAME_AFTER = re.compile(r"\s*(?:[,(:.;]|\s(?:which|that|as|to|for|—)\b|$)")
-_NAME_IN_NP = re.compile(r"(?:an?|the)\s+((?:[\w-]+\s+){1,4}?)([A-Za-z0-9][\w\-+.]*[\w+])")
+_NAME_AFTER = re.compile(r"\s*(?:[,(:.;]|\s(?:which|that|as|to|for|and|—)\b|$)")
+_NP_THEN_NAME = re.compile(
+    r"(?:an?|the)\s+((?:[\w-]+\s+){0,3}?[\w-]+),\s+((?:[A-Z][\w-]*\s+){1,4}?[A-Z][\w-]*)(?=\s*[,(]|\s+(?:for|to)\b)"
+)
+# descriptions keep their adjectives ("a lightweight framework"), only the article and "novel" go
+_ARTICLE_FILLER = re.compile(r"(?:(?:the|an?|our)\s+)?(?:(?:novel|new|first),?\s+)*", re.I)
 _EMPHASIS = re.compile(r"(\*{1,3}|_{1,2})([^*_]{2,80}?)\1(?![*_])")
 _DESC_NP = re.compile(r"\s*,\s*(?P<np>(?:an?|the)\s+\S.*)", re.S)
 _DESC_REL = re.compile(r"\s*,?\s*(?:which|that)\s+(?P<verb>[a-z]+)\s+(?P<rest>\S.*)", re.S)
@@ -1481,6 +1487,10 @@ def _object_phrase(obj: str) -> str | None:
     """A title phrase from the (plain) object of a trigger verb, or None if it is no title material."""
     if _ENUMERATOR.match(obj):
         return None  # "(1) ... (2) ...": a list, not a title
+    if obj.startswith(","):
+        # "we show that, even at an 8x rate, our model ...": skip the inserted clause
+        close = obj.find(", ", 1)
+        obj = obj[close + 2 :] if close != -1 else ""
     phrase = _clean_phrase(_head_phrase(obj))
     to_verb = _TO_VERB.match(phrase)
     if to_verb and to_verb.group(1) not in _STOP_VERBS:
@@ -1569,8 +1579,8 @@ def _name_from_object(obj_md: str) -> _Named | None:
     head = _head_phrase(plain)
     for m in _ABBR_PAREN.finditer(head):
         abbr = m.group(1)
-        if not _abbreviation(abbr):
-            continue
+        if not _abbreviation(abbr) or head.startswith("-", m.end()):
+            continue  # "(NAS)-enabled algorithm": the abbreviation only modifies the name
         before = head[: m.start()].rstrip()
         long = _long_form(abbr, before)
         if long is None:
@@ -1590,13 +1600,39 @@ def _name_from_object(obj_md: str) -> _Named | None:
             after = after.lstrip()[abbr.end() :]
         return _describe(tok.group(), after)
     # 4. a name closing a short noun phrase: "a multi-agent framework AgentVerse that ..."
-    m4 = _NAME_IN_NP.match(plain)
-    if m4 and _name_like(m4.group(2)) and _NAME_AFTER.match(plain, m4.end()):
-        np = _LEADING_FILLER.sub("", m4.group(1), count=1).strip()
+    named = _name_closing_np(plain)
+    if named:
+        return named
+    # 5. a title-case name in apposition: "a lightweight framework, Prompt Risk Control, for ..."
+    m5 = _NP_THEN_NAME.match(plain)
+    if m5:
+        np = _ARTICLE_FILLER.sub("", m5.group(1), count=1).strip()
         if np and not any(w.lower() in _PREPOSITIONS for w in np.split()):
-            article = "An" if np[0].lower() in "aeiou" else "A"
-            return _Named(_fit(f"{m4.group(2)}: ", f"{article} {np}"), True)
+            return _Named(_fit(f"{m5.group(2)}: ", _with_article(np)), True)
     return None
+
+
+def _name_closing_np(plain: str) -> _Named | None:
+    """'a novel disentanglement metric LSEPIN and ...' -> 'LSEPIN: A disentanglement metric'."""
+    words = plain.split(" ", 7)
+    if len(words) < 3 or words[0].lower() not in ("a", "an", "the"):
+        return None
+    for k in range(2, min(len(words), 7)):
+        token = words[k].rstrip(",.;:")
+        if not _name_like(token):
+            continue
+        rest = plain[len(" ".join(words[:k])) + 1 + len(token) :]
+        if not _NAME_AFTER.match(rest):
+            return None
+        np = _ARTICLE_FILLER.sub("", " ".join(words[:k]), count=1).strip()
+        if not np or any(w.lower() in _PREPOSITIONS for w in np.split()):
+            return None
+        return _Named(_fit(f"{token}: ", _with_article(np)), True)
+    return None
+
+
+def _with_article(np: str) -> str:
+    return f"{'An' if np[:1].lower() in 'aeiou' else 'A'} {np}"
 
 
 def _coined_name(rest_md: str) -> _Named | None:
@@ -1612,9 +1648,13 @@ def _coined_name(rest_md: str) -> _Named | None:
         after = _plain_sentence(rest_md[quoted.end() :])
     else:
         plain = _plain_sentence(rest_md)
-        stop = re.search(r"[,.;:!?\"”]|\s(?:which|that|where|and|to|as|in|of|for|is|are|can)\s|$", plain)
-        name = plain[: stop.start()] if stop else plain
-        after = plain[len(name) :]
+        abbr_ahead = _ABBR_PAREN.search(plain, 0, 90)
+        if abbr_ahead and not re.search(r"[,.;:!?]", plain[: abbr_ahead.start()]):
+            name, after = plain[: abbr_ahead.end()], plain[abbr_ahead.end() :]  # "X and Y (XAY)"
+        else:
+            stop = _NAME_STOP.search(plain)
+            name = plain[: stop.start()] if stop else plain
+            after = plain[len(name) :]
     abbr = _ABBR_PAREN.search(name)
     if abbr and _abbreviation(abbr.group(1)):
         long = _long_form(abbr.group(1), name[: abbr.start()])
@@ -1733,6 +1773,13 @@ class _Abstract:
         for i, name_start in sorted(hits):
             named = _coined_name(md[name_start : self.sentence_end(i)])
             if named:
+                if not named.described:
+                    # "we propose a new family of modern ConvNets, dubbed MogaNet" -> "MogaNet: A new ..."
+                    np = _NP_BEFORE_COMMA.search(_plain_sentence(md[self.sentence_start(i) : i]))
+                    if np and ":" not in named.title:
+                        phrase = _ARTICLE_FILLER.sub("", np.group(1), count=1).strip()
+                        if len(phrase.split()) >= 2 and not _REJECT_START.match(phrase):
+                            return _Named(_fit(f"{named.title}: ", _with_article(phrase)), True)
                 return named
         return None
 
