@@ -262,12 +262,24 @@ def parse_authors(line: str) -> tuple[tuple[str, ...], bool]:
     Returns:
         ``(names, et_al)``: stripped non-empty names in order, and whether the list was truncated.
     """
-    m = _ET_AL.search(line, max(0, len(line) - 40))  # the marker can only be at the end
-    et_al = m is not None
-    if m:
-        line = line[: m.start()]
-    names = tuple(" ".join(n.split()) for n in _AUTHOR_SPLIT.split(line))
-    return tuple(n for n in names if n), et_al
+    et_al = False
+    tail = line[-16:]
+    # the marker can only be at the end; test for its characters before running the regex
+    if "等" in tail or "al" in tail or "AL" in tail or "…" in tail or "..." in tail or "others" in tail:
+        m = _ET_AL.search(line, max(0, len(line) - 40))
+        if m:
+            et_al = True
+            line = line[: m.start()]
+    # the common case, a plain comma list, without the regex (this runs once per paper)
+    if ";" in line or "，" in line or "、" in line or "；" in line or "&" in line or " and " in line:
+        parts = _AUTHOR_SPLIT.split(line)
+    else:
+        parts = line.split(",")
+    if "  " in line or "\t" in line or "\u00a0" in line:
+        parts = [" ".join(n.split()) for n in parts]
+    else:
+        parts = [n.strip() for n in parts]
+    return tuple(n for n in parts if n), et_al
 
 
 def _authors_from_list(items: list[object]) -> tuple[tuple[str, ...], bool]:
@@ -296,7 +308,6 @@ def _authors_from_list(items: list[object]) -> tuple[tuple[str, ...], bool]:
 # --------------------------------------------------------------------------------------------------
 
 _SENTENCE_END = re.compile(r"\b(?!etc\.)[a-z]{2,}[.!?:;](?:\s|$)|[!?;](?:\s|$)")
-_URLISH = re.compile(r"https?://|www\.|@|\$|\\[a-zA-Z]")
 # words that do not occur in author names, but do in areas and abstracts
 _NON_NAME_WORDS = frozenset(
     "the we our is are was were be this that these those of for which has have not its via using "
@@ -306,9 +317,18 @@ _NON_NAME_WORDS = frozenset(
 _AREA_SMALL_WORDS = frozenset("and of for the in on to with etc & / -".split())
 
 
+def _urlish(line: str) -> bool:
+    return "://" in line or "www." in line or "@" in line or "$" in line or "\\" in line
+
+
+def _sentence_like(line: str) -> bool:
+    punctuated = "." in line or "!" in line or "?" in line or ":" in line or ";" in line
+    return punctuated and _SENTENCE_END.search(line) is not None
+
+
 def _area_shape(line: str) -> int:
     """2: clearly an area line (has a ``·`` separator); 1: could be a bare area; 0: is not one."""
-    if len(line) > 160 or _URLISH.search(line) or _SENTENCE_END.search(line):
+    if len(line) > 160 or _urlish(line) or _sentence_like(line):
         return 0
     parts = _AREA_SEP.split(line)
     if len(parts) > 1:
@@ -327,24 +347,25 @@ def _area_shape(line: str) -> int:
 _NOT_IN_NAMES = re.compile(r"[\d\[\]{}<>=+*:;!?|#%\"]")
 
 
-def _authors_shape(line: str) -> bool:
-    """True for a line that reads as a list of person names."""
+def _authors_shape(line: str) -> tuple[tuple[str, ...], bool] | None:
+    """The parsed names when the line reads as a list of person names, else None."""
     if len(line) > 6000 or " · " in line:
-        return False
+        return None
+    if " the " in line or " of " in line or " we " in line or " is " in line:
+        return None  # cheap rejections first: this runs on every abstract line
     low = line.lower()
-    if " the " in low or " of " in low or " we " in low or " is " in low:
-        return False  # cheap rejections first: this runs on every abstract line
-    if _URLISH.search(line) or _SENTENCE_END.search(line) or _NOT_IN_NAMES.search(line):
-        return False
-    names, _et_al = parse_authors(line)
-    if not names or not _NON_NAME_WORDS.isdisjoint(_AUTHOR_SPLIT.sub(" ", low).split()):
-        return False
+    if _urlish(line) or _sentence_like(line) or _NOT_IN_NAMES.search(line):
+        return None
+    parsed = parse_authors(line)
+    names = parsed[0]
+    if not names or not _NON_NAME_WORDS.isdisjoint(low.replace(",", " ").split()):
+        return None
     for name in names:
         if len(name) > 60 or name.count(" ") > 5:
-            return False
+            return None
         if name.endswith(".") and len(name) - name.rfind(" ") > 5:
-            return False  # a word ending a sentence, not an initial ("J.") or "Jr."
-    return True
+            return None  # a word ending a sentence, not an initial ("J.") or "Jr."
+    return parsed
 
 
 def _abstract_shape(line: str) -> bool:
@@ -352,7 +373,7 @@ def _abstract_shape(line: str) -> bool:
     words = line.count(" ") + 1
     if words < 8 and not (words >= 3 and _SENTENCE_END.search(line)):
         return False
-    return _area_shape(line) != 2 and not _authors_shape(line)
+    return _area_shape(line) != 2 and _authors_shape(line) is None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -444,9 +465,10 @@ def _parse_text(text: str, source: str) -> tuple[list[_Record], list[SkippedBloc
         third = items[i + 2][1] if i + 2 < n else None
         area_shape = _area_shape(line)
         if area_shape:
-            if second is not None and third is not None and _authors_shape(second) and _abstract_shape(third):
+            authors = _authors_shape(second) if second is not None else None
+            if authors is not None and third is not None and _abstract_shape(third):
                 flush()
-                names, et_al = parse_authors(second)
+                names, et_al = authors
                 records.append(
                     _Record(f"{source}:{number}", None, None, names, et_al, clean_area(line), third, None)
                 )
@@ -456,12 +478,12 @@ def _parse_text(text: str, source: str) -> tuple[list[_Record], list[SkippedBloc
                 skip(number, "missing authors line (the area line is followed by the abstract)")
                 i += 2
                 continue
-            if second is not None and _authors_shape(second):
+            if authors is not None:
                 if third is None or _area_shape(third):
                     skip(number, "missing abstract (the authors line is followed by the next area line)")
                     i += 2
                     continue
-                if not _authors_shape(third):
+                if _authors_shape(third) is None:
                     skip(number, f"abstract too short or malformed: {_preview(third)}")
                     i += 3
                     continue
@@ -469,7 +491,7 @@ def _parse_text(text: str, source: str) -> tuple[list[_Record], list[SkippedBloc
                 skip(number, "incomplete block at the end of the file (area line only)")
                 i += 1
                 continue
-        elif second is not None and _authors_shape(line) and _abstract_shape(second):
+        elif second is not None and _authors_shape(line) is not None and _abstract_shape(second):
             skip(number, "missing area line (the block starts with the authors)")
             i += 2
             continue

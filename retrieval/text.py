@@ -12,6 +12,7 @@ a corpus of 100k abstracts goes through these functions at load time.
 
 from __future__ import annotations
 
+import bisect
 import html
 import logging
 import re
@@ -1379,7 +1380,8 @@ def _name_like(token: str) -> bool:
     # hyphenated title-case words (Two-Stage, Self-Supervised) are ordinary words
     if len(parts) > 1 and all(p[:1].isupper() and p[1:].islower() for p in parts if p):
         return False
-    return any(c.isupper() for c in token[1:])
+    tail = token[1:]
+    return tail != tail.lower()
 
 
 def _gerund(verb: str) -> str | None:
@@ -1565,7 +1567,7 @@ def _name_from_object(obj_md: str) -> _Named | None:
     lead = _LEADING_FILLER.match(obj_md)
     rest = obj_md[lead.end() :] if lead else obj_md
     # 1. an emphasised name: *Selective DPO*, **DiffuGuard**, \textit{Single-Step Completion Policy}
-    em = _EMPHASIS.match(rest)
+    em = _EMPHASIS.match(rest) if rest[:1] in ("*", "_") else None
     if em:
         name = _plain_sentence(em.group(2))
         after = _plain_sentence(rest[em.end() :])
@@ -1576,7 +1578,7 @@ def _name_from_object(obj_md: str) -> _Named | None:
             return _describe(name, after)
     plain = _plain_sentence(obj_md)
     # 2. "Phrase (ABBR)" opening the object: "a novel steady-state adaptation (SSA) algorithm"
-    head = _head_phrase(plain)
+    head = _head_phrase(plain) if "(" in plain[:200] else ""
     for m in _ABBR_PAREN.finditer(head):
         abbr = m.group(1)
         if not _abbreviation(abbr) or head.startswith("-", m.end()):
@@ -1591,7 +1593,7 @@ def _name_from_object(obj_md: str) -> _Named | None:
             break
         return _Named(_abbr_title(abbr, long, _tail(head[m.end() :])), True)
     # 3. a CamelCase/acronym token: "SAEBench, a ...", "M3DT, a ...", "MoFit, a ..."
-    body = _plain_sentence(rest)
+    body = plain[_LEADING_FILLER.match(plain).end() :]  # type: ignore[union-attr]  # always matches
     tok = _NAME_TOKEN.match(body)
     if tok and _name_like(tok.group()) and _NAME_AFTER.match(body, tok.end()):
         after = body[tok.end() :]
@@ -1688,7 +1690,7 @@ class _Trigger:
 class _Abstract:
     """An abstract converted once; sentence ends are found lazily, only where triggers occur."""
 
-    __slots__ = ("md", "low", "urls", "first_end", "_ends")
+    __slots__ = ("md", "low", "urls", "first_end", "_ends", "_starts", "_scanned")
 
     def __init__(self, md: str) -> None:
         self.md = md
@@ -1696,40 +1698,43 @@ class _Abstract:
         # lowercase needles need a same-length lowercase copy (true unless e.g. "İ" occurs)
         self.low = low if len(low) == len(md) else md
         self.urls = _url_spans(md)
-        self._ends: dict[int, int] = {}
+        self._ends: list[int] = []  # sentence ends found so far, in order
+        self._starts: list[int] = []  # where the sentence after each of them starts
+        self._scanned = 0
         self.first_end = self.sentence_end(0)
 
     def _boundary(self, i: int) -> tuple[int, int] | None:
-        if any(s <= i < e for s, e in self.urls):
+        if self.urls and any(s <= i < e for s, e in self.urls):
             return None
         return _boundary_at(self.md, i)
 
+    def _scan_past(self, pos: int) -> None:
+        """Find boundaries (once, left to right) until one ends after ``pos`` or the text ends."""
+        md = self.md
+        while (not self._ends or self._ends[-1] <= pos) and self._scanned < len(md):
+            m = _BOUNDARY_CANDIDATE.search(md, self._scanned)
+            if m is None:
+                self._scanned = len(md)
+                break
+            b = self._boundary(m.start())
+            if b is None:
+                self._scanned = m.start() + 1
+            else:
+                self._ends.append(b[0])
+                self._starts.append(b[1])
+                self._scanned = max(b[1], m.start() + 1)
+
     def sentence_end(self, pos: int) -> int:
         """End of the sentence containing ``pos``."""
-        end = self._ends.get(pos)
-        if end is None:
-            end = len(self.md)
-            for m in _BOUNDARY_CANDIDATE.finditer(self.md, pos):
-                b = self._boundary(m.start())
-                if b is not None:
-                    end = b[0]
-                    break
-            self._ends[pos] = end
-        return end
+        self._scan_past(pos)
+        k = bisect.bisect_right(self._ends, pos)
+        return self._ends[k] if k < len(self._ends) else len(self.md)
 
     def sentence_start(self, pos: int) -> int:
-        """Start of the sentence containing ``pos`` (scanning back over at most 600 characters)."""
-        md = self.md
-        i = pos
-        floor = max(0, pos - 600)
-        while i > floor:
-            i = max(md.rfind(".", floor, i), md.rfind("?", floor, i), md.rfind("!", floor, i))
-            if i < 0:
-                break
-            b = self._boundary(i)
-            if b is not None and b[1] <= pos:
-                return b[1]
-        return floor
+        """Start of the sentence containing ``pos``."""
+        self._scan_past(pos)
+        k = bisect.bisect_right(self._starts, pos)
+        return self._starts[k - 1] if k else 0
 
     def triggers(self) -> list[_Trigger]:
         md, low = self.md, self.low
