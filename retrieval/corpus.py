@@ -216,8 +216,12 @@ def normalize_name(s: str) -> str:
 def clean_area(area: str) -> str:
     """Display form of an area: whitespace collapsed, levels joined by exactly ``" · "``.
 
-    ``"Theory·Learning Theory"``, ``"Theory  ·  Learning Theory"`` and ``"Theory->Learning Theory"``
-    all become ``"Theory · Learning Theory"``.
+    Args:
+        area: An area as written in a source (``·``, ``•``, ``->`` or ``→`` between levels).
+
+    Returns:
+        ``"Theory · Learning Theory"`` for ``"Theory·Learning Theory"``, ``"Theory  ·  Learning
+        Theory"`` or ``"Theory->Learning Theory"``; ``""`` for an empty area.
     """
     parts = [" ".join(p.split()) for p in _AREA_SEP.split(area)]
     return AREA_SEPARATOR.join(p for p in parts if p)

@@ -24,8 +24,9 @@ logger = logging.getLogger(__name__)
 TITLE_LIMIT = 90
 ELLIPSIS = "…"
 
-# Placeholders for characters the source escaped (``\_``, ``\*``): they must survive the markdown
-# balancing pass as literals, and are only turned back into characters at the very end.
+# Placeholders for characters the source escaped (``\_``, ``\*``), so the conversion never mistakes
+# them for markdown: latex_to_display turns them into ``\_``/``\*`` (a bare ``_`` inside a word)
+# before balancing, strip_markup into plain characters after removing the markdown pairs.
 _LIT_UNDERSCORE = "\ue000"
 _LIT_STAR = "\ue001"
 
@@ -283,7 +284,7 @@ def _script(arg: str, table: dict[str, str], marker: str) -> str:
     compact = s.replace(" ", "")
     if all(c in table for c in compact):
         return "".join(table[c] for c in compact)
-    if len(compact) == 1 or (compact.isalnum() and len(compact) <= 1):
+    if len(compact) == 1:
         return marker + compact
     return f"{marker}({s})"
 
@@ -291,7 +292,7 @@ def _script(arg: str, table: dict[str, str], marker: str) -> str:
 def _accent(arg: str, mark: str) -> str:
     s = arg.strip()
     if not s:
-        return mark.strip() if mark == " " else ""
+        return ""
     # one combining mark per character: \tilde{O} -> Õ, \bar{xy} -> x̄ȳ
     return unicodedata.normalize("NFC", "".join(c + mark for c in s if not c.isspace()))
 
@@ -549,7 +550,7 @@ class _Latex:
         self.pos = save
         return None
 
-    def _expand(self, name: str, end: int, math: bool, depth: int) -> _Out:  # noqa: C901 - a dispatch table
+    def _expand(self, name: str, end: int, math: bool, depth: int) -> _Out:
         if len(name) == 1 and not name.isalpha():
             if name in _TEXT_ACCENTS and not (math and name in "'`~=.^\""):
                 self.accented = True
