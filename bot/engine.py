@@ -17,6 +17,7 @@ import asyncio
 import gc
 import inspect
 import logging
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -191,10 +192,12 @@ class Engine:
             # The swap: one assignment each. Readers that already hold ``previous`` finish on it.
             self.index, self.report, self._areas = index, report, areas
             _freeze_heap()
-            # Freeing 100k papers in one go takes ~70 ms on the loop; hand them out a slice at a time.
-            papers_of_previous = list(previous.papers)
-            previous = None  # noqa: F841 - drop our reference; in-flight readers may still hold it
-            await _release_gradually(papers_of_previous)
+            # Freeing a 100k-paper index in one go holds the GIL for ~100 ms. Reads are synchronous on
+            # the loop, so nobody is inside the old index now; if nothing else references it either,
+            # take it apart in small pieces in a thread.
+            if sys.getrefcount(previous) <= 2:  # our local + getrefcount's argument
+                await asyncio.to_thread(_dismantle, previous)
+            previous = None  # noqa: F841
             self.corpus_path = corpus
             self.loaded_at = time.time()
             log.info(
@@ -211,11 +214,30 @@ class Engine:
             return report
 
 
-async def _release_gradually(objects: list[Any], step: int = 2000) -> None:
-    """Drop the references in ``objects`` ``step`` at a time, yielding to the loop in between."""
-    while objects:
-        del objects[-step:]
-        await asyncio.sleep(0)
+def _dismantle(index: Index, step: int = 2000) -> None:
+    """Free an unreferenced index a few thousand objects at a time (run in a worker thread).
+
+    Between pieces ``time.sleep(0)`` lets the event loop take the GIL, so no single deallocation
+    cascade (a 100k tuple of papers, a 200k-term dict) blocks it for long.
+    """
+    try:
+        state = vars(index)
+    except TypeError:  # a slotted Index: nothing to take apart, let refcounting do it
+        return
+    for key in list(state):
+        value = state.pop(key)
+        if isinstance(value, dict) and len(value) > step:
+            while value:
+                for _ in range(min(step, len(value))):
+                    value.popitem()
+                time.sleep(0)
+        elif isinstance(value, list | tuple) and len(value) > step:
+            items = list(value)
+            value = None  # the container goes; its items survive in ``items`` until sliced away
+            while items:
+                del items[-step:]
+                time.sleep(0)
+        value = None
 
 
 def _freeze_heap() -> None:

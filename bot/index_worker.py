@@ -231,7 +231,8 @@ async def build_in_subprocess(
         )
         return index, report
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        # Unlinking a few hundred MB of files is slow enough to stall the loop: do it in a thread.
+        await asyncio.to_thread(shutil.rmtree, folder, True)
 
 
 if __name__ == "__main__":

@@ -224,3 +224,23 @@ def test_run_bot_with_a_rejected_token_exits_2(settings_factory, caplog):
 
 def test_paperbot_is_a_commands_bot():
     assert issubclass(PaperBot, discord.ext.commands.Bot)
+
+
+async def test_harness_modal_round_trip(harness):
+    """submit_modal feeds the opened modal back through discord.py (no modal in the bot yet)."""
+
+    class NoteModal(discord.ui.Modal, title="Note"):
+        note = discord.ui.TextInput(label="Your note", max_length=100, custom_id="note")
+
+        async def on_submit(self, interaction: discord.Interaction) -> None:
+            await interaction.response.send_message(f"noted: {self.note.value}", ephemeral=True)
+
+    @app_commands.command(name="modaltest", description="Open a test modal")
+    async def modaltest(interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(NoteModal())
+
+    harness.bot.tree.add_command(modaltest)
+    opened = await harness.run_command("modaltest")
+    assert opened.callback_type == 9
+    submitted = await harness.submit_modal(opened, {"note": "hello"})
+    assert submitted.callback_type == 4 and submitted.content == "noted: hello"

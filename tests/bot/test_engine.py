@@ -116,3 +116,15 @@ async def test_subprocess_failure_keeps_the_old_index(harness, tmp_path):
     with pytest.raises(ReindexFailed):
         await engine.reindex(empty)
     assert engine.index is old
+
+
+def test_dismantle_empties_big_containers_piecewise():
+    class Fake:
+        pass
+
+    fake = Fake()
+    fake.papers = tuple(object() for _ in range(5000))
+    fake.vocab = {str(i): i for i in range(5000)}
+    fake.small = [1, 2]
+    engine_module._dismantle(fake, step=1000)
+    assert vars(fake) == {}
