@@ -168,13 +168,21 @@ def test_run_bot_connects_then_stops_cleanly_on_sigterm(settings_factory, caplog
     settings = settings_factory(discord_token=FAKE_TOKEN)
     with fake_in_thread() as fake:
 
+        running = threading.Event()
+
         def stop_when_ready():
             fake.identified.wait(30)
-            os.kill(os.getpid(), signal.SIGTERM)
+            # Never signal pytest itself once run_bot has returned (its handler would be gone).
+            if running.is_set():
+                os.kill(os.getpid(), signal.SIGTERM)
 
+        running.set()
         threading.Thread(target=stop_when_ready, daemon=True).start()
-        with caplog.at_level(logging.DEBUG):
-            code = run_bot(settings, http_trace=loopback_only_trace())
+        try:
+            with caplog.at_level(logging.DEBUG):
+                code = run_bot(settings, http_trace=loopback_only_trace())
+        finally:
+            running.clear()
     assert fake.identified.is_set(), "the bot never identified on the fake gateway"
     assert code == 0
     assert "database closed" in caplog.text
