@@ -1187,7 +1187,7 @@ _NAMING_NOUNS = (
     r"paradigm|setting|regime|notion|concept|measure|score|estimator|attack|defense|policy|tool"
 )
 # What may precede a passive "termed X": a comma, "is/are", or a noun ("a method called X").
-_NP_BEFORE_COMMA = re.compile(r"\b(?:an?|the)\s+((?:[\w-]+\s+){0,5}?[\w-]+),?\s*$", re.I)
+_NP_BEFORE_COMMA = re.compile(r"\b(?:an?|the)\s+((?:[\w-]+\s+){0,5}?[\w-]+),\s*$", re.I)
 _PASSIVE_CONTEXT = re.compile(rf"(?:,\s*|\b(?:is|are)\s+|\b(?:{_NAMING_NOUNS})s?\s+)$", re.I)
 _PASSIVE_NEEDLES = tuple(re.compile(f"{word} ") for word in ("termed", "dubbed", "called", "named", "coined"))
 _ACTIVE_NEEDLE = re.compile("we (?:term|call|dub|name|coin) ")
@@ -1211,13 +1211,19 @@ _NP_THEN_NAME = re.compile(
 # descriptions keep their adjectives ("a lightweight framework"), only the article and "novel" go
 _ARTICLE_FILLER = re.compile(r"(?:(?:the|an?|our)\s+)?(?:(?:novel|new|first),?\s+)*", re.I)
 _EMPHASIS = re.compile(r"(\*{1,3}|_{1,2})([^*_]{2,80}?)\1(?![*_])")
-_DESC_NP = re.compile(r"\s*,\s*(?P<np>(?:an?|the)\s+\S.*)", re.S)
-_DESC_REL = re.compile(r"\s*,?\s*(?:which|that)\s+(?P<verb>[a-z]+)\s+(?P<rest>\S.*)", re.S)
+_DESC_NP = re.compile(r"\s*[,:—–]\s*(?P<np>(?:an?|the)\s+\S.*)", re.S)
+_SPELLED_OUT = re.compile(r"\s*\(([^()]{6,120})\)")
+_DESC_REL = re.compile(
+    r"\s*,?\s*(?:which|that)\s+(?:(?P<modal>can|could|will|may)\s+(?:\w+ly\s+)?)?(?P<verb>[a-z]+)\s+(?P<rest>\S.*)",
+    re.S,
+)
+_DESC_COLON = re.compile(r"\s*:\s*(?P<desc>[A-Z0-9]\S*.*)", re.S)
 _TAIL = re.compile(
     r"\s*((?:[a-z][\w-]*\s*){1,3}?)(?=[,.;:]|\s(?:that|which|to|for|with|in|on|of|by|is|are)\b|$)"
 )
 _CLAUSE_BREAK = re.compile(
-    r"\s*(?:[:;]\s|[:;]$|\s[—–-]{1,2}\s|—|\.\s|\.$|\?|!|\s+which\s|,\s+(?:which|that|where|while|"
+    r"\s*(?:[:;]\s|[:;]$|\s[—–-]{1,2}\s|—|(?<!e\.g)(?<!i\.e)(?<!\sal)(?<!\svs)(?<!\scf)(?<!abbr)(?<!resp)(?<!\setc)\.\s|\.$|\?|!|"
+    r"\s+which\s|,\s+(?:which|that|where|while|"
     r"whereas|thereby|thus|and\s+(?:thus|then|we|it|show|demonstrate)|enabling|allowing|leading|"
     r"resulting|making|yielding|without|but|such\s+as|including|i\.e\.|e\.g\.|as\s+well\s+as|"
     r"so\s+that|in\s+which|whose|who|achieving|providing|offering|namely|respectively|especially|"
@@ -1412,11 +1418,15 @@ def _gerund_base(base: str) -> str:
 
 
 def _ellipsize(text: str, limit: int) -> str:
-    """Word-boundary truncation for titles: no dangling 'of'/'the' before the ellipsis."""
+    """Word-boundary truncation for titles: no dangling 'of'/'the' or open parenthesis before "…"."""
     cut = truncate(text, limit)
     if not cut.endswith(ELLIPSIS):
         return cut
-    return _strip_trailing_stopwords(cut[: -len(ELLIPSIS)]).rstrip(_TRAILING_JUNK) + ELLIPSIS
+    head = cut[: -len(ELLIPSIS)]
+    opened = head.rfind("(")
+    if opened > len(head) // 2 and head.count("(") > head.count(")"):
+        head = head[:opened]  # "... foundation model called MOTOR (Many Outcome…" -> "... MOTOR…"
+    return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
 def _fit(prefix: str, phrase: str, limit: int = TITLE_LIMIT) -> str:
@@ -1437,6 +1447,7 @@ def _fit(prefix: str, phrase: str, limit: int = TITLE_LIMIT) -> str:
         cand = phrase[: m.start()].rstrip(" ,;:")
         words = cand.split()
         ok = len(words) >= 2 and words[-1].lower() not in _TRAILING_STOPWORDS
+        ok = ok and cand.count("(") <= cand.count(")")  # never cut inside parentheses
         if not strong and len(phrase[clause_start : m.start()].split()) < 3:
             ok = False
         if ok:
@@ -1523,7 +1534,7 @@ class _Named:
 
 def _abbr_title(abbr: str, long: str, tail: str = "") -> str:
     """'SSCP: Single-Step Completion Policy'; 'Super Experts (SEs)' for a plural term."""
-    long = _title_case(long)
+    long = _capitalize(_title_case(long))
     tail_words = [w for w in tail.split() if w.islower()]
     while tail_words and tail_words[-1] in _GENERIC_HEAD:
         tail_words.pop()  # "(SSA) algorithm" adds nothing; "(MUDD) connections" does
@@ -1537,11 +1548,23 @@ def _abbr_title(abbr: str, long: str, tail: str = "") -> str:
 def _tail(text: str) -> str:
     """Lowercase head nouns right after an abbreviation: '(MUDD) connections, a ...' -> 'connections'."""
     m = _TAIL.match(text)
-    return m.group(1).strip() if m else ""
+    if not m:
+        return ""
+    words = []
+    for word in m.group(1).split():
+        if word in _TRAILING_STOPWORDS or word in _STOP_VERBS:
+            break
+        words.append(word)
+    return " ".join(words)
 
 
 def _describe(name: str, after: str) -> _Named:
     """'NAME: description' from what follows the name in its sentence ('..., a X that ...')."""
+    spelled = _SPELLED_OUT.match(after)
+    content = spelled.group(1).strip() if spelled else ""
+    if spelled and len(content.split()) <= 2 * len(name) + 2 and _schwartz_hearst(name, content) == content:
+        # "FLASK (Fine-grained Language Model Evaluation based on Alignment SKill Sets)"
+        return _Named(_fit(f"{name}: ", _title_case(content)), True)
     m = _DESC_NP.match(after)
     if m:
         phrase = _clean_phrase(_head_phrase(m.group("np")))
@@ -1551,9 +1574,15 @@ def _describe(name: str, after: str) -> _Named:
         phrase = _strip_trailing_stopwords(phrase)
         if len(phrase.split()) >= 2:
             return _Named(_fit(f"{name}: ", _capitalize(phrase)), True)
+    colon = _DESC_COLON.match(after)
+    if colon:  # "we present WOODS: 10 challenging time series benchmarks covering ..."
+        phrase = _strip_trailing_stopwords(_clean_phrase(_head_phrase(colon.group("desc"))))
+        if len(phrase.split()) >= 2:
+            return _Named(_fit(f"{name}: ", phrase), True)
     m = _DESC_REL.match(after)
     if m:
-        gerund = _gerund(m.group("verb"))
+        verb = m.group("verb")
+        gerund = _gerund_base(verb) if m.group("modal") and verb not in _STOP_VERBS else _gerund(verb)
         rest = _strip_trailing_stopwords(_clean_phrase(_head_phrase(m.group("rest"))))
         if gerund and rest:
             return _Named(_fit(f"{name}: ", f"{gerund.capitalize()} {rest}"), True)
@@ -1670,6 +1699,14 @@ def _coined_name(rest_md: str) -> _Named | None:
             long = _long_form(abbr.group(1), name)
             if long:
                 return _Named(_abbr_title(abbr.group(1), long), True)
+    if name.count("(") > name.count(")"):
+        # "Wanda (Pruning by Weights and activations)": the name is what precedes the parenthesis
+        opened = name.index("(")
+        spelled = _SPELLED_OUT.match(name[opened:] + after)
+        name = name[:opened].strip()
+        content = spelled.group(1).strip() if spelled else ""
+        if content and _schwartz_hearst(name, content) == content:
+            return _Named(_fit(f"{name}: ", _title_case(content)), True)
     name = _clean_phrase(name).strip(" \"'“”‘’")
     words = name.split()
     if not 1 <= len(words) <= 5 or not any(c.isalpha() for c in name):
@@ -1678,7 +1715,7 @@ def _coined_name(rest_md: str) -> _Named | None:
         return None  # a single common word is not a name
     if words[0].lower() in _PREPOSITIONS or words[0].lower() in ("this", "these", "it", "them", "such"):
         return None
-    return _Named(_title_case(name), False)
+    return _Named(_capitalize(_title_case(name)), False)
 
 
 @dataclass(slots=True)

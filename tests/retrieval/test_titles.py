@@ -226,6 +226,29 @@ def test_loaded_papers_carry_these_titles():
             "Method for reinforcement learning that is fast and simple to use in practice",
             id="abbreviation-of-a-complement-is-not-the-name",
         ),
+        pytest.param(
+            "OOD is underexplored. We present WOODS: 10 challenging time series benchmarks covering a "
+            "diverse range of data modalities, such as videos.",
+            "WOODS: 10 challenging time series benchmarks covering a diverse range of data modalities",
+            id="name-with-colon-description",
+        ),
+        pytest.param(
+            "Benchmarks are coarse. We present FLASK (Fine-grained Language Model Evaluation based on "
+            "Alignment SKill Sets), a protocol.",
+            "FLASK: Fine-grained Language Model Evaluation based on Alignment SKill Sets",
+            id="name-spelled-out-in-parentheses",
+        ),
+        pytest.param(
+            "To this end, we propose CoVLM, which can guide the LLM to explicitly compose visual entities.",
+            "CoVLM: Guiding the LLM to explicitly compose visual entities",
+            id="which-can-verb",
+        ),
+        pytest.param(
+            "Models are big. We introduce a pruning method, termed Wanda (Pruning by Weights and "
+            "activations), designed to induce sparsity.",
+            "Wanda: A pruning method",
+            id="coined-name-with-a-parenthesis-that-does-not-spell-it",
+        ),
     ],
 )
 def test_heuristic(abstract, title):
