@@ -124,7 +124,8 @@ class IngestReport:
         files: The corpus files read, in the order read.
         papers: Number of distinct papers loaded.
         duplicates: Number of blocks/records dropped because the same paper (or id) was already loaded.
-        duplicate_details: One human-readable line per duplicate (``"file:line: same as <id>"``).
+        duplicate_details: One human-readable line per duplicate (``"file:line: duplicate of <id> (first
+            seen file:line)"``, or ``"duplicate id <id>"`` when only an explicit id repeats).
         skipped: Blocks that could not be parsed, with their reason.
         added: Ids present now but not in the previous index (all ids when there was none).
         removed: Ids of the previous index that are gone.
