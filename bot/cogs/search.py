@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.app import PaperBot
 from bot.cooldown import shared_cooldown
+from bot.engine import Engine
 from bot.ui import embeds as E
 from bot.ui.results import PaperView, ResultsView, SearchSource, show_similar
 
@@ -25,7 +26,8 @@ class SearchCog(commands.Cog, name="Search"):
         self.bot = bot
 
     @property
-    def engine(self):  # noqa: ANN201 - bot.engine is set in setup_hook before any command runs
+    def engine(self) -> Engine:
+        """The serving engine (set in setup_hook, before any command can run)."""
         assert self.bot.engine is not None  # noqa: S101
         return self.bot.engine
 
