@@ -43,7 +43,7 @@ import rank_bm25
 
 from retrieval.errors import CorpusError
 from retrieval.models import AREA_SEPARATOR, Answer, Hit, IngestReport, Paper, SearchResults, SkippedBlock
-from retrieval.tokenize import TOKENIZER_VERSION, analyze_document
+from retrieval.tokenize import TOKENIZER_VERSION, analyze_document, analyze_word, surface_words
 
 __all__ = [
     "BM25Params",
@@ -640,35 +640,51 @@ def build_index(
 
     vocab: dict[str, int] = {}
     add = vocab.setdefault
+    # Surface word -> (index term ids, phrase term ids), so each distinct word is analysed and
+    # mapped to ids once; ids are assigned in first-appearance order = rank-bm25's dict order.
+    surface_ids: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+    def ids_of(surface: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        index_tokens, phrase_tokens = analyze_word(surface)
+        entry = (
+            tuple([add(t, len(vocab)) for t in index_tokens]),
+            tuple([vocab[t] for t in phrase_tokens]),
+        )
+        surface_ids[surface] = entry
+        return entry
+
     tokens_flat = array("i")
     stream = array("i")
     doc_len = array("q")
     doc_start = array("q", [0])
-    docs_tokens: list[list[str]] | None = [] if use_rank_bm25 else None
+    docs_ids: list[list[int]] | None = [] if use_rank_bm25 else None
     step = max(1, n // 100)
+    get = surface_ids.get
     _report_progress(progress, "tokenize", 0, n)
     for i, paper in enumerate(papers):
-        title_index, title_phrase = analyze_document(paper.title)
-        abs_index, abs_phrase = analyze_document(paper.abstract)
-        toks = title_index + abs_index
-        # setdefault(t, len(vocab)) assigns ids in first-appearance order = rank-bm25's dict order.
-        tokens_flat.extend([add(t, len(vocab)) for t in toks])
-        doc_len.append(len(toks))
-        stream.extend([vocab[t] for t in title_phrase])
-        stream.append(-1)
-        stream.extend([vocab[t] for t in abs_phrase])
-        stream.append(-1)
+        doc: list[int] = []
+        for field in (paper.title, paper.abstract):
+            phrase: list[int] = []
+            for surface in surface_words(field):
+                entry = get(surface) or ids_of(surface)
+                doc += entry[0]
+                phrase += entry[1]
+            stream.extend(phrase)
+            stream.append(-1)  # a gap: phrases never span title/abstract or two papers
+        tokens_flat.extend(doc)
+        doc_len.append(len(doc))
         doc_start.append(len(stream))
-        if docs_tokens is not None:
-            docs_tokens.append(toks)
+        if docs_ids is not None:
+            docs_ids.append(doc)
         if (i + 1) % step == 0 or i + 1 == n:
             _report_progress(progress, "tokenize", i + 1, n)
+    surface_ids.clear()
 
     total_steps = 5
     _report_progress(progress, "index", 0, total_steps)
     n_terms = len(vocab)
     terms = list(vocab)
-    del vocab
+    vocab.clear()
     token_ids = np.frombuffer(tokens_flat, dtype=np.int32)
     lengths = np.frombuffer(doc_len, dtype=np.int64)
     doc_of_token = np.repeat(np.arange(n, dtype=np.int64), lengths)
@@ -685,9 +701,10 @@ def build_index(
     np.cumsum(df, out=indptr[1:])
     _report_progress(progress, "index", 1, total_steps)
 
-    if docs_tokens is not None:
-        model = params.rank_bm25_model(docs_tokens)
-        del docs_tokens
+    if docs_ids is not None:
+        # rank-bm25 is given the very token lists that tokenize() yields for each paper.
+        model = params.rank_bm25_model([[terms[t] for t in doc] for doc in docs_ids])
+        del docs_ids
         idf_values = [model.idf[t] for t in terms]
         avgdl = float(model.avgdl)
         model_len = np.asarray(model.doc_len, dtype=np.int64)
@@ -749,15 +766,31 @@ def build_index(
 # Cache
 
 
+def _loader_version() -> str:
+    """A hash of the parser and text-helper sources: papers (titles, ids, areas) are cached, so a
+    change in how they are derived must invalidate the cache even without a version bump."""
+    import retrieval.corpus
+    import retrieval.text
+
+    h = hashlib.blake2b(digest_size=8)
+    for module in (retrieval.corpus, retrieval.text):
+        source = getattr(module, "__file__", None)
+        try:
+            h.update(Path(source).read_bytes() if source else module.__name__.encode())
+        except OSError:
+            h.update(module.__name__.encode())
+    return h.hexdigest()
+
+
 def corpus_fingerprint(files: Sequence[Path], params: BM25Params) -> str:
     """Fingerprint of a corpus + settings: file names, sizes, mtimes and content (BLAKE2b), the
-    tokenizer version, the cache format and the ranking parameters.
+    tokenizer version, the parser's source, the cache format and the ranking parameters.
 
-    Hashing the content costs about 1 s per GB (the files are read again by the parser, from the
-    page cache); it catches edits that keep size and mtime.
+    Hashing the content costs about 0.1 s per 100 MB (the files are read again by the parser, from
+    the page cache); it catches edits that keep size and mtime.
     """
     h = hashlib.blake2b(digest_size=20)
-    h.update(f"{CACHE_FORMAT}\0{TOKENIZER_VERSION}\0{params.key()}\0".encode())
+    h.update(f"{CACHE_FORMAT}\0{TOKENIZER_VERSION}\0{_loader_version()}\0{params.key()}\0".encode())
     for path in files:
         st = path.stat()
         h.update(f"{path.name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
@@ -823,14 +856,35 @@ class _BadCache(Exception):
     pass
 
 
+def _read_member(z: zipfile.ZipFile, name: str) -> np.ndarray:
+    """One array of the (uncompressed) npz in a single read, without a copy: ``np.load`` reads zip
+    members in small chunks and copies them, which is 3x slower. The zip layer still checks the
+    member's CRC-32 when the read reaches its end, so a damaged cache is detected."""
+    with z.open(name + ".npy") as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"unsupported npy version {version}")
+        if fortran or dtype.hasobject or len(shape) != 1:
+            raise ValueError(f"unexpected array layout in {name}")
+        raw = fh.read()
+    count = shape[0]
+    if len(raw) != count * dtype.itemsize:
+        raise ValueError(f"{name}: {len(raw)} bytes for {count} items")
+    return np.frombuffer(raw, dtype=dtype, count=count)
+
+
 def _load(path: Path, fingerprint: str, params: BM25Params) -> tuple[Index, dict[str, Any]]:
     """Read and validate a cache file; raise _BadCache (with the reason) when it cannot be used."""
     try:
-        with np.load(path, allow_pickle=False) as z:
-            names = set(z.files)
+        with zipfile.ZipFile(path) as z:
+            names = {n.removesuffix(".npy") for n in z.namelist()}
             if "meta" not in names:
                 raise _BadCache("not a paperbot index")
-            meta = json.loads(z["meta"].tobytes().decode("utf-8"))
+            meta = json.loads(_read_member(z, "meta").tobytes().decode("utf-8"))
             if not isinstance(meta, dict) or meta.get("format") != CACHE_FORMAT:
                 raise _BadCache("written by another version")
             if meta.get("fingerprint") != fingerprint:
@@ -846,7 +900,7 @@ def _load(path: Path, fingerprint: str, params: BM25Params) -> tuple[Index, dict
             meta["skipped_blocks"] = tuple(
                 SkippedBlock(str(f), int(line), str(why)) for f, line, why in corpus_meta["skipped"]
             )
-            data = {name: z[name] for name in names}
+            data = {name: _read_member(z, name) for name in names}
     except _BadCache:
         raise
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:

@@ -29,6 +29,7 @@ __all__ = [
     "match_spans",
     "phrase_tokens",
     "stem",
+    "surface_words",
     "tokenize",
 ]
 
@@ -181,6 +182,23 @@ def phrase_tokens(text: str) -> list[str]:
     for surface in _WORD_RE.findall(text):
         out += analyze_word(surface)[1]
     return out
+
+
+def surface_words(text: str) -> list[str]:
+    """The surface words of ``text`` as :func:`tokenize` reads them (LaTeX commands removed), each
+    to be passed to :func:`analyze_word`; ``tokenize(text)`` is the concatenation of their index
+    tokens. Lets a caller memoise per surface word (the index builder maps them to term ids).
+
+    Args:
+        text: Any text.
+
+    Returns:
+        The words in order.
+    """
+    text = _prepare(text)
+    if "\\" in text:
+        text = _LATEX_RE.sub(" ", text)
+    return _WORD_RE.findall(text)
 
 
 def analyze_document(text: str) -> tuple[list[str], list[str]]:
