@@ -21,6 +21,7 @@ import logging
 import re
 import shlex
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -54,6 +55,7 @@ class Console:
         self.stdin = stdin
         self.out = stdout
         self.interactive = stdin.isatty()
+        self.ansi = stdout.isatty()
         self.harness: Harness | None = None
         self.controls: list[
             tuple[dict[str, Any], str, str | None, int]
@@ -287,6 +289,10 @@ class Console:
             return None
         return self.render_message(request.message, edited=request.method == "PATCH" or kind == 7)
 
+    def text(self, markdown: str) -> str:
+        """Discord markdown for the terminal: bold in ANSI on a terminal, kept as ``**x**`` when piped."""
+        return _terminal_text(markdown, ansi=self.ansi)
+
     def render_message(self, message: dict[str, Any], *, edited: bool = False) -> str:
         """A message as terminal text; its controls become this session's numbered controls."""
         lines: list[str] = []
@@ -301,19 +307,19 @@ class Console:
         if marks:
             lines.append(" ".join(marks))
         if message.get("content"):
-            lines.append(_plain(message["content"]))
+            lines.append(self.text(message["content"]))
         for embed in message.get("embeds") or []:
             lines.append("┌" + "─" * 60)
             if embed.get("author", {}).get("name"):
                 lines.append(f"│ {embed['author']['name']}")
             if embed.get("title"):
                 url = f"  <{embed['url']}>" if embed.get("url") else ""
-                lines.append(f"│ {_plain(embed['title'])}{url}")
+                lines.append(f"│ {self.text(embed['title'])}{url}")
             if embed.get("description"):
-                lines += [f"│ {line}" for line in _plain(embed["description"]).splitlines()]
+                lines += [f"│ {line}" for line in self.text(embed["description"]).splitlines()]
             for field in embed.get("fields") or []:
-                value = _plain(field["value"]).replace("\n", "\n│   ")
-                lines.append(f"│ {_plain(field['name'])}: {value}")
+                value = self.text(field["value"]).replace("\n", "\n│   ")
+                lines.append(f"│ {self.text(field['name'])}: {value}")
             if embed.get("footer", {}).get("text"):
                 lines.append(f"│ — {embed['footer']['text']}")
             lines.append("└" + "─" * 60)
@@ -375,9 +381,24 @@ class Console:
         return "\n".join(lines)
 
 
-def _plain(text: str) -> str:
-    """Markdown emphasis removed for the terminal."""
-    return re.sub(r"\*\*(.+?)\*\*", r"\1", text or "")
+_TIMESTAMP = re.compile(r"<t:(-?\d{1,13})(?::([tTdDfFR]))?>")
+
+
+def _terminal_text(text: str, *, ansi: bool) -> str:
+    """Discord markdown as terminal text: timestamps as UTC dates, bold as ANSI bold on a terminal."""
+
+    def timestamp(match: re.Match[str]) -> str:
+        try:
+            when = datetime.fromtimestamp(int(match.group(1)), tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            return match.group(0)
+        style = match.group(2) or "f"
+        return when.strftime("%Y-%m-%d" if style in "dD" else "%Y-%m-%d %H:%M UTC")
+
+    text = _TIMESTAMP.sub(timestamp, text or "")
+    if ansi:
+        text = re.sub(r"\*\*(.+?)\*\*", "\x1b[1m\\1\x1b[0m", text)
+    return text
 
 
 def run_console(settings: Settings, *, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
