@@ -289,9 +289,10 @@ class Console:
             return None
         return self.render_message(request.message, edited=request.method == "PATCH" or kind == 7)
 
-    def text(self, markdown: str) -> str:
-        """Discord markdown for the terminal: bold in ANSI on a terminal, kept as ``**x**`` when piped."""
-        return _terminal_text(markdown, ansi=self.ansi)
+    def text(self, markdown: str, *, highlight: bool = False) -> str:
+        """Discord markdown for the terminal: bold in ANSI on a terminal; when piped, only ``highlight``
+        text (snippets, where bold marks the query words) keeps its ``**x**``."""
+        return _terminal_text(markdown, ansi=self.ansi, keep_bold=highlight)
 
     def render_message(self, message: dict[str, Any], *, edited: bool = False) -> str:
         """A message as terminal text; its controls become this session's numbered controls."""
@@ -316,9 +317,10 @@ class Console:
                 url = f"  <{embed['url']}>" if embed.get("url") else ""
                 lines.append(f"│ {self.text(embed['title'])}{url}")
             if embed.get("description"):
-                lines += [f"│ {line}" for line in self.text(embed["description"]).splitlines()]
+                description = self.text(embed["description"], highlight=True)
+                lines += [f"│ {line}" for line in description.splitlines()]
             for field in embed.get("fields") or []:
-                value = self.text(field["value"]).replace("\n", "\n│   ")
+                value = self.text(field["value"], highlight=True).replace("\n", "\n│   ")
                 lines.append(f"│ {self.text(field['name'])}: {value}")
             if embed.get("footer", {}).get("text"):
                 lines.append(f"│ — {embed['footer']['text']}")
@@ -384,7 +386,7 @@ class Console:
 _TIMESTAMP = re.compile(r"<t:(-?\d{1,13})(?::([tTdDfFR]))?>")
 
 
-def _terminal_text(text: str, *, ansi: bool) -> str:
+def _terminal_text(text: str, *, ansi: bool, keep_bold: bool = False) -> str:
     """Discord markdown as terminal text: timestamps as UTC dates, bold as ANSI bold on a terminal."""
 
     def timestamp(match: re.Match[str]) -> str:
@@ -397,8 +399,8 @@ def _terminal_text(text: str, *, ansi: bool) -> str:
 
     text = _TIMESTAMP.sub(timestamp, text or "")
     if ansi:
-        text = re.sub(r"\*\*(.+?)\*\*", "\x1b[1m\\1\x1b[0m", text)
-    return text
+        return re.sub(r"\*\*(.+?)\*\*", "\x1b[1m\\1\x1b[0m", text)
+    return text if keep_bold else re.sub(r"\*\*(.+?)\*\*", r"\1", text)
 
 
 def run_console(settings: Settings, *, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
