@@ -9,7 +9,9 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import os
 import re
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,13 @@ from referencing.jsonschema import DRAFT202012
 from bot.offline import RecordedRequest, iter_components
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SPEC_PATH = PROJECT_ROOT.parent / "shared" / "discord-api" / "openapi.json"
+# Discord's spec is read where the workplace keeps it (beside the project, never copied into it). On a
+# machine without it (a newcomer's fresh clone) schema validation is skipped with a warning and the
+# limit checks below still run; under CI its absence is an error, so a green CI always validated.
+SPEC_PATH = Path(
+    os.environ.get("PAPERBOT_DISCORD_OPENAPI")
+    or PROJECT_ROOT.parent / "shared" / "discord-api" / "openapi.json"
+)
 SPEC_URI = "urn:discord:openapi"
 NAME_RE = re.compile(r"^[-_\w]{1,32}$")  # \w in Python covers \p{L}\p{N} and _; lowercase checked apart
 
@@ -105,8 +113,22 @@ def validator(template: str, method: str) -> Draft202012Validator | None:
     return Draft202012Validator({"$ref": ref}, registry=_registry())
 
 
+@functools.cache
+def spec_available() -> bool:
+    """Whether the spec file is there; under CI a missing spec fails the run instead."""
+    if SPEC_PATH.is_file():
+        return True
+    if os.environ.get("CI"):
+        raise FileNotFoundError(f"Discord's OpenAPI spec is missing at {SPEC_PATH} (required under CI)")
+    warnings.warn(f"{SPEC_PATH} not found: request bodies are not validated against Discord's spec",
+                  stacklevel=2)
+    return False
+
+
 def schema_errors(request: RecordedRequest) -> list[str]:
     """Problems of the request body against the spec (unknown routes are problems too)."""
+    if not spec_available():
+        return []
     template = path_template(request.path)
     if template is None:
         return [f"{request.method} {request.path}: not a route of Discord's API"]
