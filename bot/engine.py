@@ -30,7 +30,7 @@ from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults
 
 if TYPE_CHECKING:
     from bot.settings import Settings
-    from bot.store import Store
+    from bot.store import ReconcileResult, Store
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,9 @@ class Engine:
         self._areas: list[tuple[str, int]] = index.areas()
         self._lock = asyncio.Lock()
         self.subprocess_min_bytes = SUBPROCESS_MIN_BYTES
+        #: What the store's reconcile changed after the last successful reindex (None before any, and
+        #: without a store): the saved paper ids that left the corpus or came back.
+        self.last_reconcile: ReconcileResult | None = None
 
     @classmethod
     async def load(cls, settings: Settings, *, store: Store | None = None) -> Engine:
@@ -208,9 +211,10 @@ class Engine:
                 len(report.removed),
                 time.perf_counter() - started,
             )
+            self.last_reconcile = None  # never report an earlier reindex's ids for this one
             if self.store is not None:
-                result = await self.store.reconcile(index.papers)
-                log.info("saved lists reconciled with the new corpus: %s", result)
+                self.last_reconcile = await self.store.reconcile(index.papers)
+                log.info("saved lists reconciled with the new corpus: %s", self.last_reconcile)
             return report
 
 

@@ -34,7 +34,7 @@ from retrieval.models import IngestReport
 if TYPE_CHECKING:
     from bot.app import PaperBot
     from bot.engine import Engine
-    from bot.store import StoreStats
+    from bot.store import ReconcileResult, StoreStats
 
 log = logging.getLogger(__name__)
 
@@ -135,9 +135,10 @@ def reindex_embed(
     elapsed: float,
     before: StoreStats | None,
     after: StoreStats | None,
-    reconcile: Any = None,
+    reconcile: ReconcileResult | None = None,
 ) -> discord.Embed:
-    """The diff a reindex produced: papers added/removed/unchanged, duplicates, skipped blocks, timing."""
+    """The diff a reindex produced: papers added/removed/unchanged, duplicates, skipped blocks, timing,
+    and the saved papers that left or came back (named when ``reconcile`` is known)."""
     how = "loaded from the cache" if report.from_cache else f"built in {report.build_seconds:.2f} s"
     embed = discord.Embed(
         title=E.truncate(f"Reindex done — now serving {report.papers:,} papers", E.TITLE_LIMIT),
@@ -173,28 +174,26 @@ def reindex_embed(
             value=_more([str(block) for block in report.skipped]),
             inline=False,
         )
-    gone = list(getattr(reconcile, "gone", []) or [])
-    returned = list(getattr(reconcile, "returned", []) or [])
-    if gone or returned:
-        lines = []
+    lines: list[str] = []
+    if reconcile is not None:
+        gone, returned = reconcile.gone, reconcile.returned
         if gone:
-            lines.append(f"{len(gone)} left the corpus (kept in users' lists, marked): {_ids(gone)}")
+            lines.append(f"{len(gone):,} left the corpus (kept in users' lists, marked): {_ids(gone)}")
         if returned:
-            lines.append(f"{len(returned)} are back in the corpus: {_ids(returned)}")
-        embed.add_field(
-            name="Saved papers", value=E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT), inline=False
-        )
+            lines.append(f"{len(returned):,} are back in the corpus: {_ids(returned)}")
     elif before is not None and after is not None:
-        # Without the reconcile result only the net change is known (the engine logs the ids).
+        # Without the reconcile result (no store attached to the engine) only the net change is known.
         change = after.missing_from_corpus - before.missing_from_corpus
-        lines = []
         if change > 0:
             lines.append(f"{change:,} left the corpus with this reindex; they stay in users' lists, marked.")
         elif change < 0:
             lines.append(f"{-change:,} came back into the corpus.")
-        if lines or after.missing_from_corpus:
-            lines.append(f"{after.missing_from_corpus:,} saved in all are not in the corpus now.")
-            embed.add_field(name="Saved papers", value="\n".join(lines), inline=False)
+    if after is not None and (lines or after.missing_from_corpus):
+        lines.append(f"{after.missing_from_corpus:,} saved in all are not in the corpus now.")
+    if lines:
+        embed.add_field(
+            name="Saved papers", value=E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT), inline=False
+        )
     return E.clamp_embed(embed)
 
 
@@ -323,7 +322,7 @@ class AdminCog(commands.Cog, name="Admin"):
             elapsed=elapsed,
             before=before,
             after=after,
-            reconcile=getattr(engine, "last_reconcile", None),
+            reconcile=engine.last_reconcile,
         )
         await progress.finish(content="✅ Reindex complete.", embeds=E.fit_embeds([embed]))
 

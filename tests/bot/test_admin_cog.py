@@ -16,6 +16,7 @@ import bot.engine as engine_module
 from bot.cogs import admin as admin_module
 from bot.cogs.admin import TRANSLATIONS_ZH, duration, reindex_embed
 from bot.offline import APPLICATION_ID, GUILD_ID
+from bot.store import ReconcileResult, StoreStats
 from retrieval.models import IngestReport, SkippedBlock
 from tests.bot.conftest import CORPUS
 
@@ -186,7 +187,11 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert fields["Papers"] == f"+0 added · −{len(full - kept)} removed · {len(kept)} unchanged"
     assert f"`{leaving.id}`" in fields["Removed"] or "more" in fields["Removed"]
-    assert "1 left the corpus with this reindex" in fields["Saved papers"]
+    # The engine's reconcile result names the saved paper that left.
+    assert fields["Saved papers"].startswith(
+        f"1 left the corpus (kept in users' lists, marked): `{leaving.id}`"
+    )
+    assert "1 saved in all are not in the corpus now." in fields["Saved papers"]
     # Every progress edit went to the same (deferred) original response.
     edits = [r for r in ex.requests if r.method == "PATCH"]
     assert edits and all(r.path.endswith("/messages/@original") for r in edits)
@@ -202,7 +207,8 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     back = await reindex(h, CORPUS)
     fields = {f["name"]: f["value"] for f in back.embeds[0]["fields"]}
     assert fields["Papers"].startswith(f"+{len(full - kept)} added · −0 removed")
-    assert "came back" in fields["Saved papers"]
+    assert fields["Saved papers"].startswith(f"1 are back in the corpus: `{leaving.id}`")
+    assert "left the corpus" not in fields["Saved papers"]
     saved = await h.run_command("saved")
     assert "no longer in the corpus" not in saved.embeds[0]["fields"][0]["value"]
 
@@ -345,11 +351,21 @@ def test_reindex_embed_respects_limits():
 
 
 def test_reindex_embed_names_saved_papers_when_the_reconcile_result_is_known():
-    from types import SimpleNamespace
-
     report = IngestReport(files=("a.txt",), papers=3, added=("n1",), removed=("g1", "g2"), unchanged=2)
-    reconcile = SimpleNamespace(gone=["g1"], returned=["r1", "r2"], refreshed=0)
+    reconcile = ReconcileResult(gone=["g1"], returned=["r1", "r2"], refreshed=0)
     embed = reindex_embed(report, corpus="c", elapsed=1.0, before=None, after=None, reconcile=reconcile)
     saved = next(f.value for f in embed.fields if f.name == "Saved papers")
     assert "1 left the corpus" in saved and "`g1`" in saved
     assert "2 are back in the corpus" in saved and "`r1`, `r2`" in saved
+
+
+def test_reindex_embed_without_a_reconcile_result_gives_the_net_change():
+    report = IngestReport(files=("a.txt",), papers=3, removed=("g1",), unchanged=2)
+    before = StoreStats(saved_items=3, users=1, lists=1, snapshots=3, missing_from_corpus=0)
+    after = dataclasses.replace(before, missing_from_corpus=2)
+    embed = reindex_embed(report, corpus="c", elapsed=1.0, before=before, after=after)
+    saved = next(f.value for f in embed.fields if f.name == "Saved papers")
+    assert saved.startswith("2 left the corpus with this reindex")
+    assert "2 saved in all are not in the corpus now." in saved
+    quiet = reindex_embed(report, corpus="c", elapsed=1.0, before=before, after=before)
+    assert "Saved papers" not in {f.name for f in quiet.fields}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 import bot.engine as engine_module
 from bot.errors import ReindexFailed, ReindexInProgress
 from retrieval.errors import CorpusError
+from tests.bot.conftest import CORPUS
 
 
 async def test_reindex_swaps_atomically_and_old_index_keeps_serving(harness):
@@ -66,6 +68,24 @@ async def test_failed_reindex_keeps_the_old_index(harness, monkeypatch):
     with pytest.raises(ReindexFailed, match="previous index is still serving: no corpus"):
         await engine.reindex("/nowhere")
     assert engine.index is old and not engine.reindexing
+
+
+async def test_reindex_keeps_the_reconcile_result(harness, tmp_path):
+    engine = harness.bot.engine
+    assert engine.last_reconcile is None  # nothing reindexed yet
+    leaving = engine.index.papers[-1]
+    await harness.bot.store.save_paper(1, leaving, "reading")
+    smaller = tmp_path / "corpus.jsonl"
+    rows = [
+        {"id": p.id, "title": p.title, "authors": list(p.authors), "abstract": p.abstract, "area": p.area}
+        for p in engine.index.papers[:-1]
+    ]
+    smaller.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    await engine.reindex(smaller)
+    assert engine.last_reconcile is not None
+    assert engine.last_reconcile.gone == [leaving.id] and engine.last_reconcile.returned == []
+    await engine.reindex(CORPUS)
+    assert engine.last_reconcile.gone == [] and engine.last_reconcile.returned == [leaving.id]
 
 
 async def test_reindex_reconciles_the_store(harness, monkeypatch):
