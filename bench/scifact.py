@@ -6,7 +6,7 @@ figures for comparison: BEIR 0.665, Pyserini 0.679, rank-bm25 0.685, Elasticsear
 
 Usage::
 
-    PYTHONPATH=. python bench/scifact.py [--data /work/shared/corpora/scifact] [--k1 1.5 --b 0.75]
+    PYTHONPATH=. python bench/scifact.py [--data ../shared/corpora/scifact] [--k1 1.5 --b 0.75]
 
 Without ``--k1/--b`` it prints the engine's default configuration (BM25Okapi k1=1.5 b=0.75) and,
 for comparison, the Lucene/Pyserini setting k1=0.9 b=0.4 and the other variants. ``--ablations``
@@ -29,7 +29,7 @@ from retrieval.query import plain_query
 from retrieval.search import rank
 from retrieval.tokenize import TOKENIZER_VERSION
 
-DEFAULT_DATA = Path("/work/shared/corpora/scifact")
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "scifact"  # beside the project
 
 
 def dcg(relevances: list[int]) -> float:
