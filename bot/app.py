@@ -158,6 +158,14 @@ def _module_exists(name: str) -> bool:
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None, **bot_options: Any) -> int:
     """Run the bot until it stops or ``stop`` is set (SIGTERM/SIGINT set it); return an exit code."""
     token = settings.require_token()
+    try:
+        # Fail before logging in: a wrong CORPUS_PATH should not cost a round-trip to Discord.
+        from retrieval.corpus import corpus_files
+
+        corpus_files(settings.corpus_path)
+    except RetrievalError as exc:
+        log.critical("paperbot cannot start: cannot load the corpus (%s)", exc)
+        return 2
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     installed: list[int] = []
@@ -185,6 +193,9 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None, **bot_
             "paperbot cannot start: Discord rejected DISCORD_TOKEN (reset it in the developer portal)"
         )
         return 2
+    except (aiohttp.ClientError, OSError) as exc:
+        log.critical("paperbot cannot reach Discord: %s", exc)
+        return 1
     except discord.PrivilegedIntentsRequired:  # pragma: no cover - we ask for none
         log.critical("paperbot cannot start: Discord refused the intents")
         return 2

@@ -15,8 +15,14 @@ def setup_logging(level: str = "INFO") -> None:
         root.removeHandler(handler)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(FORMAT, datefmt="%Y-%m-%d %H:%M:%S"))
+    handler.addFilter(_drop_voice_warnings)
     root.addHandler(handler)
     root.setLevel(level)
     # discord.http logs every request at DEBUG and rate-limit notes at INFO; the gateway is chatty too.
     logging.getLogger("discord.http").setLevel(logging.WARNING)
     logging.getLogger("discord.gateway").setLevel(max(logging.getLevelName(level), logging.INFO))
+
+
+def _drop_voice_warnings(record: logging.LogRecord) -> bool:
+    """paperbot has no voice features; discord.py's "PyNaCl is not installed" warnings only confuse."""
+    return not (record.name == "discord.client" and "voice will NOT be supported" in record.getMessage())

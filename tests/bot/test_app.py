@@ -207,11 +207,24 @@ def test_run_bot_with_a_corrupt_database_exits_2_in_one_line(settings_factory, t
 
 def test_run_bot_with_a_missing_corpus_exits_2(settings_factory, tmp_path, caplog):
     settings = settings_factory(discord_token=FAKE_TOKEN, corpus_path=tmp_path / "nowhere")
-    with fake_in_thread(), caplog.at_level(logging.INFO):
+    with fake_in_thread() as fake, caplog.at_level(logging.INFO):
         code = run_bot(settings, http_trace=loopback_only_trace())
     assert code == 2
     [record] = [r for r in caplog.records if r.levelno >= logging.CRITICAL]
     assert "cannot load the corpus" in record.getMessage() and record.exc_info is None
+    assert fake.requests == []  # refused before logging in
+
+
+def test_run_bot_when_discord_is_unreachable_exits_1_in_one_line(settings_factory, caplog, monkeypatch):
+    # Port 9 on loopback has no listener: the login's first request is refused, as with no network.
+    monkeypatch.setattr(discord.http.Route, "BASE", "http://127.0.0.1:9/api/v10")
+    settings = settings_factory(discord_token=FAKE_TOKEN)
+    with caplog.at_level(logging.INFO):
+        code = run_bot(settings, http_trace=loopback_only_trace())
+    assert code == 1
+    [record] = [r for r in caplog.records if r.levelno >= logging.CRITICAL]
+    assert "cannot reach Discord" in record.getMessage() and record.exc_info is None
+    assert FAKE_TOKEN not in caplog.text
 
 
 def test_run_bot_without_token_exits_2(settings_factory, caplog):
