@@ -399,8 +399,11 @@ def _terminal_text(text: str, *, ansi: bool, keep_bold: bool = False) -> str:
 
     text = _TIMESTAMP.sub(timestamp, text or "")
     if ansi:
-        return re.sub(r"\*\*(.+?)\*\*", "\x1b[1m\\1\x1b[0m", text)
-    return text if keep_bold else re.sub(r"\*\*(.+?)\*\*", r"\1", text)
+        text = re.sub(r"(?<!\\)\*\*(.+?)(?<!\\)\*\*", "\x1b[1m\\1\x1b[0m", text)
+    elif not keep_bold:
+        text = re.sub(r"(?<!\\)\*\*(.+?)(?<!\\)\*\*", r"\1", text)
+    # Discord shows \~ or \* as the bare character; so does the terminal.
+    return re.sub(r"\\([*_~`|>\\])", r"\1", text)
 
 
 def run_console(settings: Settings, *, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:

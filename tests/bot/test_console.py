@@ -101,3 +101,13 @@ def test_cli_console_subprocess(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "Search “reward models”" in result.stdout
+
+
+def test_terminal_text_renders_discord_markdown():
+    from bot.console import _terminal_text
+
+    piped = _terminal_text(r"**Reward** models cost \~2x at <t:0:d>", ansi=False, keep_bold=True)
+    assert piped == "**Reward** models cost ~2x at 1970-01-01"
+    assert _terminal_text(r"**Search** \*x\*", ansi=False) == "Search *x*"
+    assert _terminal_text("**a**", ansi=True) == "\x1b[1ma\x1b[0m"
+    assert _terminal_text("<t:99999999999999:R>", ansi=False) == "<t:99999999999999:R>"  # out of range
