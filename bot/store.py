@@ -32,6 +32,7 @@ import json
 import logging
 import re
 import sqlite3
+import time
 import unicodedata
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -539,7 +540,7 @@ class Store:
         self._lock = asyncio.Lock()
         # Ids of the corpus given to the last reconcile() of this process (None until then). A save of
         # a paper outside it (a stale Paper object) must not mark the snapshot as in the corpus.
-        self._corpus_ids: frozenset[str] | None = None
+        self._corpus_ids: set[str] | None = None
 
     # ---------------------------------------------------------------------------- open / close
 
@@ -1193,53 +1194,114 @@ class Store:
         A saved paper missing from ``papers`` stays in every list, flagged not-in-corpus with its
         snapshot kept; one that reappears is flagged back and its snapshot refreshed. Saved rows are
         never touched. Orphan snapshots are pruned.
+
+        ``papers`` is read once, in a worker thread: walking a 100k-paper corpus is tens of
+        milliseconds of pure Python, which must not stall the event loop. Only the snapshot rows
+        (the papers someone saved) are compared and updated.
         """
-        corpus: dict[str, Paper] = {}
-        for paper in papers:
-            corpus[paper.id] = paper
         now = _now()
-        gone: list[str] = []
-        returned: list[str] = []
-        changed: list[tuple[Any, ...]] = []
-        seen: list[tuple[str, str]] = []
         async with self._tx(write=True) as db:
             await db.execute(_PRUNE_ALL)
             rows = await db.execute_fetchall(
                 "SELECT paper_id, title, authors, et_al, area, abstract, url, in_corpus FROM papers"
             )
-            for row in rows:
-                pid = row[0]
-                paper = corpus.get(pid)
-                if paper is None:
-                    if row[7]:
-                        gone.append(pid)
-                    continue
-                values = _snapshot_values(paper)
-                if tuple(row[1:7]) != values[1:]:
-                    changed.append((*values[1:], now, pid))
-                else:
-                    seen.append((now, pid))
-                if not row[7]:
-                    returned.append(pid)
-            await db.executemany("UPDATE papers SET in_corpus = 0 WHERE paper_id = ?", [(p,) for p in gone])
+            plan = await asyncio.to_thread(_plan_reconcile, papers, rows, now)
+            await db.executemany("UPDATE papers SET in_corpus = 0 WHERE paper_id = ?", plan.gone_rows)
             await db.executemany(
                 "UPDATE papers SET title = ?, authors = ?, et_al = ?, area = ?, abstract = ?, url = ?, "
                 "last_seen = ?, in_corpus = 1 WHERE paper_id = ?",
-                changed,
+                plan.changed_rows,
             )
-            await db.executemany("UPDATE papers SET last_seen = ?, in_corpus = 1 WHERE paper_id = ?", seen)
+            await db.executemany(
+                "UPDATE papers SET last_seen = ?, in_corpus = 1 WHERE paper_id = ?", plan.seen_rows
+            )
             # Set while still holding the lock, so no save can run between the commit and this hint.
-            self._corpus_ids = frozenset(corpus)
-        gone.sort()
-        returned.sort()
+            stale, self._corpus_ids = self._corpus_ids, plan.corpus_ids
+        # The previous id set may be the last owner of 100k id strings: free them off the loop too.
+        await asyncio.to_thread(_empty_piecewise, stale)
+        result = plan.result
         log.info(
             "reconciled %d corpus papers: %d saved papers gone, %d returned, %d refreshed",
-            len(corpus),
-            len(gone),
-            len(returned),
-            len(changed),
+            len(plan.corpus_ids),
+            len(result.gone),
+            len(result.returned),
+            result.refreshed,
         )
-        return ReconcileResult(gone=gone, returned=returned, refreshed=len(changed))
+        return result
+
+
+#: Papers walked (or ids freed) by a reconcile thread between two ``time.sleep(0)``: a pure-Python loop
+#: keeps the GIL for the whole 5 ms switch interval unless it hands it over, and the event loop waits.
+_RECONCILE_CHUNK = 5000
+#: Snapshots compared between two ``time.sleep(0)`` (each costs a few µs).
+_SNAPSHOT_CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class _ReconcilePlan:
+    """The updates :meth:`Store.reconcile` applies, computed off the event loop."""
+
+    result: ReconcileResult
+    corpus_ids: set[str]
+    gone_rows: list[tuple[str]]
+    changed_rows: list[tuple[Any, ...]]
+    seen_rows: list[tuple[str, str]]
+
+
+def _plan_reconcile(papers: Iterable[Paper], rows: Iterable[Sequence[Any]], now: str) -> _ReconcilePlan:
+    """Compare the snapshot ``rows`` with the corpus (run in a worker thread: it walks every paper).
+
+    Of the walk only the ids are kept, and the papers that have a snapshot.
+    """
+    snapshots = {row[0]: row for row in rows}
+    ids: set[str] = set()
+    saved: dict[str, Paper] = {}
+    chunk: list[str] = []
+    for paper in papers:
+        chunk.append(paper.id)
+        if paper.id in snapshots:
+            saved[paper.id] = paper
+        if len(chunk) == _RECONCILE_CHUNK:
+            ids.update(chunk)
+            chunk.clear()
+            time.sleep(0)  # hand the GIL to the event loop if it is waiting for it
+    ids.update(chunk)
+    gone: list[str] = []
+    returned: list[str] = []
+    changed: list[tuple[Any, ...]] = []
+    seen: list[tuple[str, str]] = []
+    for n, (pid, row) in enumerate(snapshots.items(), 1):
+        if n % _SNAPSHOT_CHUNK == 0:
+            time.sleep(0)
+        paper = saved.get(pid)
+        if paper is None:
+            if row[7]:
+                gone.append(pid)
+            continue
+        values = _snapshot_values(paper)
+        if tuple(row[1:7]) != values[1:]:
+            changed.append((*values[1:], now, pid))
+        else:
+            seen.append((now, pid))
+        if not row[7]:
+            returned.append(pid)
+    gone.sort()
+    returned.sort()
+    return _ReconcilePlan(
+        result=ReconcileResult(gone=gone, returned=returned, refreshed=len(changed)),
+        corpus_ids=ids,
+        gone_rows=[(pid,) for pid in gone],
+        changed_rows=changed,
+        seen_rows=seen,
+    )
+
+
+def _empty_piecewise(ids: set[str] | None) -> None:
+    """Empty a large set a chunk at a time (in a worker thread), letting the event loop in between."""
+    while ids:
+        for _ in range(min(_RECONCILE_CHUNK, len(ids))):
+            ids.pop()
+        time.sleep(0)
 
 
 async def _rollback(db: aiosqlite.Connection) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -416,6 +417,44 @@ async def test_save_after_reconcile_respects_corpus(store: Store) -> None:
     await store.save_paper(ALICE, paper(2))  # a stale Paper object of a paper no longer indexed
     flags = {i.paper_id: i.in_corpus for i in (await store.get_list(ALICE)).items}
     assert flags == {"p0001": True, "p0002": False}
+
+
+async def test_reconcile_walks_the_corpus_off_the_event_loop(store: Store, monkeypatch) -> None:
+    """The corpus (100k papers in production) is iterated in a worker thread, never on the loop, and
+    only the snapshots of saved papers are compared with it."""
+    loop_thread = threading.get_ident()
+    walked: list[int] = []
+    compared: list[str] = []
+
+    class Corpus:
+        def __init__(self, papers: list[Paper]) -> None:
+            self.papers = papers
+
+        def __iter__(self):
+            walked.append(threading.get_ident())
+            return iter(self.papers)
+
+    real_values = store_module._snapshot_values
+
+    def spy(p: Paper):
+        compared.append(p.id)
+        return real_values(p)
+
+    await store.save_paper(ALICE, paper(3))
+    await store.save_paper(BOB, paper(700))
+    monkeypatch.setattr(store_module, "_snapshot_values", spy)
+    result = await store.reconcile(Corpus([paper(i) for i in range(500)]))
+    assert walked and loop_thread not in walked
+    assert compared == ["p0003"]  # p0700 left the corpus; the other 499 papers have no snapshot
+    assert result.gone == ["p0700"] and result.returned == [] and result.refreshed == 0
+    await store.save_paper(ALICE, paper(9))
+    await store.save_paper(ALICE, paper(900))  # a stale Paper object: not in the reconciled corpus
+    flags = {i.paper_id: i.in_corpus for i in (await store.get_list(ALICE)).items}
+    assert flags == {"p0003": True, "p0009": True, "p0900": False}
+    # The replaced id set is emptied in a thread (its strings freed piecewise, not on the loop).
+    previous = store._corpus_ids
+    await store.reconcile([paper(1)])
+    assert previous == set() and store._corpus_ids == {"p0001"}
 
 
 # ---------------------------------------------------------------------------------- export / import
