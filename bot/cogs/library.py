@@ -23,7 +23,6 @@ from bot.i18n import register
 from bot.store import (
     DEFAULT_LIST,
     LIST_NAME_MAX,
-    MAX_PAGE,
     NOTE_MAX,
     ImportFormatError,
     ListInfo,
@@ -139,21 +138,6 @@ class LibraryCog(commands.Cog, name="Library"):
         return next(
             (info for info in await self.store.list_lists(user_id) if list_key(info.name) == key), None
         )
-
-    async def _lists_holding(self, user_id: int, paper_id: str) -> list[str]:
-        """Names of the user's lists that hold ``paper_id`` (at most 50 lists × 1000 rows, all indexed)."""
-        holding = []
-        for info in await self.store.list_lists(user_id):
-            offset = 0
-            while offset < info.count:
-                page = await self.store.get_list(user_id, info.name, offset=offset, limit=MAX_PAGE)
-                if any(item.paper_id == paper_id for item in page.items):
-                    holding.append(info.name)
-                    break
-                if not page.items:
-                    break
-                offset += len(page.items)
-        return holding
 
     # -- autocomplete ---------------------------------------------------------------------------
 
@@ -435,7 +419,7 @@ class LibraryCog(commands.Cog, name="Library"):
         user_id = interaction.user.id
         pid = paper_id.strip()
         if from_list is None:
-            holding = await self._lists_holding(user_id, pid)
+            holding = await self.store.lists_holding(user_id, pid)
             if not holding:
                 raise NotSavedError(pid)
             if len(holding) > 1:

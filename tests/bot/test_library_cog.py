@@ -316,19 +316,26 @@ async def test_confirmation_disables_on_timeout(harness):
         await h.click(message, buttons[0]["custom_id"])
 
 
-async def test_list_move_finds_the_source_list(harness):
+async def test_list_move_finds_the_source_list(harness, monkeypatch):
     h = harness
+    # The source list comes from one indexed query, not from paging through every list.
+    async def no_paging(*args, **kwargs):
+        raise AssertionError("list move paged through the user's lists")
+
+    monkeypatch.setattr(h.bot.store, "get_list", no_paging)
     a, b = corpus_ids(h)[:2]
     await save(h, a, note="keep me")
     ex = await h.run_command("list", {"id": a, "to": "done"}, subcommand="move")
     assert ex.callback_type == 4 and ex.ephemeral
     assert f"from “{DEFAULT_LIST}” to “done”" in ex.content
+    monkeypatch.undo()
     page = await h.bot.store.get_list(uid(h.alice), "done")
     assert [(i.paper_id, i.note) for i in page.items] == [(a, "keep me")]
 
     await save(h, a, list="also")
+    monkeypatch.setattr(h.bot.store, "get_list", no_paging)
     ambiguous = await h.run_command("list", {"id": a, "to": "third"}, subcommand="move")
-    assert "say which with from:" in ambiguous.content
+    assert "is in “done”, “also”: say which with from:" in ambiguous.content
     explicit = await h.run_command("list", {"id": a, "to": "third", "from": "also"}, subcommand="move")
     assert "from “also” to “third”" in explicit.content
     not_saved = await h.run_command("list", {"id": b, "to": "x"}, subcommand="move")
