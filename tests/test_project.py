@@ -43,6 +43,28 @@ def test_retrieval_imports_without_discord() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
+def _modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, by full dotted name (relative imports left out)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((ROOT / "bot" / "cogs").glob("*.py")) + sorted((ROOT / "bot" / "ui").glob("*.py")),
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_cogs_do_not_depend_on_each_other(path: Path) -> None:
+    """A cog can be loaded, removed or rewritten alone: shared UI lives in bot/ui, never in a cog."""
+    assert not {m for m in _modules(path) if m.startswith("bot.cogs.")}
+
+
 def test_config_file_documents_the_code_defaults() -> None:
     """config/paperbot.toml holds exactly the built-in defaults, so reading it changes nothing."""
     from_file = load_settings(env={}, config_path=ROOT / "config" / "paperbot.toml")

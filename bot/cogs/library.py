@@ -18,7 +18,6 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.search import id_choices
 from bot.i18n import register
 from bot.store import (
     DEFAULT_LIST,
@@ -31,6 +30,7 @@ from bot.store import (
     list_key,
 )
 from bot.ui import embeds as E
+from bot.ui.choices import MAX_CHOICES, id_choices, paper_choice
 from bot.ui.library import (
     HOW_TO_SAVE,
     LIST_NOT_YOURS,
@@ -145,7 +145,7 @@ class LibraryCog(commands.Cog, name="Library"):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         """Paper ids of the corpus starting with what was typed, then titles containing its words."""
-        return id_choices(self.bot, current)
+        return id_choices(self.bot.engine, current)
 
     async def saved_id_autocomplete(
         self, interaction: discord.Interaction, current: str
@@ -166,10 +166,7 @@ class LibraryCog(commands.Cog, name="Library"):
             elif needle in title.casefold() or needle in pid.casefold():
                 scored.append((1, pid, title))
         scored.sort()
-        return [
-            app_commands.Choice(name=E.label(f"{pid} — {title}"), value=pid[:100])
-            for _, pid, title in scored[:25]
-        ]
+        return [paper_choice(pid, title) for _, pid, title in scored[:MAX_CHOICES]]
 
     async def list_autocomplete(
         self, interaction: discord.Interaction, current: str

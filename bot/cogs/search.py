@@ -12,6 +12,7 @@ from bot.app import PaperBot
 from bot.cooldown import shared_cooldown
 from bot.engine import Engine
 from bot.ui import embeds as E
+from bot.ui.choices import area_choices, id_choices
 from bot.ui.results import PaperView, ResultsView, SearchSource, show_similar
 
 log = logging.getLogger(__name__)
@@ -92,10 +93,7 @@ class SearchCog(commands.Cog, name="Search"):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         """Areas of the corpus starting with (then containing) what was typed."""
-        return [
-            app_commands.Choice(name=E.label(name), value=E.label(name))
-            for name in self.engine.complete_areas(current, 25)
-        ]
+        return area_choices(self.engine, current)
 
     # -- /paper -------------------------------------------------------------------------------
 
@@ -125,7 +123,7 @@ class SearchCog(commands.Cog, name="Search"):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         """Paper ids starting with what was typed, then titles containing its words."""
-        return id_choices(self.bot, current)
+        return id_choices(self.engine, current)
 
     # -- /similar -----------------------------------------------------------------------------
 
@@ -150,16 +148,7 @@ class SearchCog(commands.Cog, name="Search"):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         """Paper ids starting with what was typed, then titles containing its words."""
-        return id_choices(self.bot, current)
-
-
-def id_choices(bot: PaperBot, current: str) -> list[app_commands.Choice[str]]:
-    """Autocomplete choices ``"<id> — <title>"`` → id, at most 25, names and values ≤ 100."""
-    assert bot.engine is not None  # noqa: S101
-    return [
-        app_commands.Choice(name=E.label(f"{pid} — {E.plain(title)}"), value=pid[:100])
-        for pid, title in bot.engine.complete_ids(current, 25)
-    ]
+        return id_choices(self.engine, current)
 
 
 async def setup(bot: PaperBot) -> None:
