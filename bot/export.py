@@ -92,6 +92,8 @@ _VALID_AFTER_BACKSLASH = frozenset("&%$#_,;:! -/@")
 _ACCENTS = frozenset("'`^~\"=.")
 # Characters that never need a look: everything but backslash, braces, dollars and the specials.
 _PLAIN_RUN = re.compile(r"[^\\{}$&%#_^<>|]+")
+# A command name: kept as it is, in text and in math.
+_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 # What a brace with no partner becomes, in text and in math. Each replacement carries only a balanced
 # ``{}``, so BibTeX's brace counting stays right.
 _BRACE_LITERAL = {
@@ -133,6 +135,38 @@ class _Braces:
         self.stack.clear()
 
 
+def _copy_common(text: str, i: int, out: list[str], braces: _Braces) -> int:
+    """Copy what reads the same in text and in math at ``text[i]``: ``\\{``, ``\\}`` and braces (kept
+    balanced), a command name (``\\textit``), or a run of ordinary characters.
+
+    Returns:
+        The index after what was copied, or -1 when ``text[i]`` is none of these (the caller's cases).
+    """
+    ch = text[i]
+    if ch == "\\":
+        nxt = text[i + 1 : i + 2]
+        if nxt == "{" or nxt == "}":
+            (braces.open if nxt == "{" else braces.close)(True)
+            return i + 2
+        command = _COMMAND_RE.match(text, i)
+        if command is None:
+            return -1
+        out.append(command.group())
+        return command.end()
+    if ch == "{":
+        braces.open(False)
+        return i + 1
+    if ch == "}":
+        braces.close(False)
+        return i + 1
+    # Copy the whole run of ordinary characters at once: most of an abstract is plain text.
+    run = _PLAIN_RUN.match(text, i)
+    if run is None:
+        return -1
+    out.append(run.group())
+    return run.end()
+
+
 def _math_body(body: str) -> str:
     """Escape what would break inside math (``%`` comments the rest out, ``#`` is an error)."""
     out: list[str] = []
@@ -140,19 +174,14 @@ def _math_body(body: str) -> str:
     align = "\\begin" in body  # ``&`` is legal only inside an alignment environment
     i, n = 0, len(body)
     while i < n:
+        j = _copy_common(body, i, out, braces)
+        if j >= 0:
+            i = j
+            continue
         ch = body[i]
         if ch == "\\":
-            nxt = body[i + 1] if i + 1 < n else ""
-            if nxt in ("{", "}"):
-                (braces.open if nxt == "{" else braces.close)(True)
-                i += 2
-            elif nxt.isascii() and nxt.isalpha():
-                j = i + 1
-                while j < n and body[j].isascii() and body[j].isalpha():
-                    j += 1
-                out.append(body[i:j])
-                i = j
-            elif nxt in ("(", ")", "[", "]"):
+            nxt = body[i + 1 : i + 2]
+            if nxt in ("(", ")", "[", "]"):
                 out.append(nxt)  # a math delimiter inside math would end or nest it: keep the bracket
                 i += 2
             elif nxt:
@@ -162,17 +191,7 @@ def _math_body(body: str) -> str:
                 out.append(r"\backslash{}")
                 i += 1
             continue
-        if ch == "{":
-            braces.open(False)
-        elif ch == "}":
-            braces.close(False)
-        elif ch in "%#$" or (ch == "&" and not align):
-            out.append("\\" + ch)
-        else:
-            run = _PLAIN_RUN.match(body, i)
-            out.append(run.group() if run else ch)
-            i = run.end() if run else i + 1
-            continue
+        out.append("\\" + ch if ch in "%#$" or (ch == "&" and not align) else ch)
         i += 1
     braces.finish()
     return "".join(out)
@@ -249,20 +268,15 @@ def latex_escape(text: str) -> str:
                 continue
             i += 1  # an unpaired \( or \[ is a markdown-escaped bracket: keep the bracket
             continue
+        j = _copy_common(text, i, out, braces)
+        if j >= 0:
+            i = j
+            continue
         if ch == "\\":
-            nxt = text[i + 1] if i + 1 < n else ""
+            nxt = text[i + 1 : i + 2]
             if not nxt:
                 out.append(r"\textbackslash{}")
                 i += 1
-            elif nxt in ("{", "}"):
-                (braces.open if nxt == "{" else braces.close)(True)
-                i += 2
-            elif nxt.isascii() and nxt.isalpha():
-                j = i + 1
-                while j < n and text[j].isascii() and text[j].isalpha():
-                    j += 1
-                out.append(text[i:j])
-                i = j
             elif nxt == "\\":
                 out.append(" ")  # a forced line break means nothing in a field and fails at a paragraph start
                 i += 2
@@ -277,18 +291,7 @@ def latex_escape(text: str) -> str:
             else:
                 i += 1  # markdown escape such as \* or \`: drop the backslash, keep the character
             continue
-        if ch == "{":
-            braces.open(False)
-        elif ch == "}":
-            braces.close(False)
-        elif ch in _TEXT_SPECIALS:
-            out.append(_TEXT_SPECIALS[ch])
-        else:
-            # Copy the whole run of ordinary characters at once: most of an abstract is plain text.
-            run = _PLAIN_RUN.match(text, i)
-            out.append(run.group() if run else ch)
-            i = run.end() if run else i + 1
-            continue
+        out.append(_TEXT_SPECIALS.get(ch, ch))
         i += 1
     braces.finish()
     return "".join(out)
