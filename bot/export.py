@@ -74,6 +74,24 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+@dataclass(frozen=True, slots=True)
+class PaperSnapshot:
+    """What the store keeps of a saved paper, as exported and imported (a row of its ``papers`` table).
+
+    Attributes:
+        paper_id: The paper's id.
+        title, authors, et_al, area, abstract, url: The paper as it was when saved (or last reconciled).
+    """
+
+    paper_id: str
+    title: str
+    authors: tuple[str, ...]
+    et_al: bool
+    area: str
+    abstract: str
+    url: str | None
+
+
 # ------------------------------------------------------------------------------------------ LaTeX
 
 # Outside math these characters are errors (or print wrong glyphs) unless escaped.
@@ -530,16 +548,10 @@ def to_json(
 
 
 @dataclass(frozen=True, slots=True)
-class ImportedItem:
-    """One validated record of an import file."""
+class ImportedItem(PaperSnapshot):
+    """One validated record of an import file: the snapshot, the note, when it was saved (None when
+    the file does not say) and whether it was in the corpus then."""
 
-    paper_id: str
-    title: str
-    authors: tuple[str, ...]
-    et_al: bool
-    area: str
-    abstract: str
-    url: str | None
     note: str
     saved_at: datetime | None
     in_corpus: bool

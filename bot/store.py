@@ -151,26 +151,18 @@ class ImportFormatError(StoreError, ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class SavedItem:
-    """One paper in one of a user's lists, with the store's snapshot of the paper.
+class SavedItem(_export.PaperSnapshot):
+    """One paper in one of a user's lists: the store's snapshot of the paper (refreshed on save and on
+    reconcile, see :class:`~bot.export.PaperSnapshot`) and the user's side of it.
 
     Attributes:
         list_name: Display name of the list holding it.
-        paper_id: The paper's id.
-        title, authors, et_al, area, abstract, url: The snapshot (refreshed on save and on reconcile).
         note: The user's note (``""`` when none).
         saved_at: When it was saved into this list (tz-aware UTC).
         in_corpus: False when the paper has left the corpus (the snapshot is what remains).
     """
 
     list_name: str
-    paper_id: str
-    title: str
-    authors: tuple[str, ...]
-    et_al: bool
-    area: str
-    abstract: str
-    url: str | None
     note: str
     saved_at: datetime
     in_corpus: bool
