@@ -149,17 +149,10 @@ def tokenize(text: str) -> list[str]:
         words both joined and split (``"Flow-Matching models"`` -> ``["flowmatch", "flow", "match",
         "model"]``).
     """
-    text = _prepare(text)
-    if "\\" in text:
-        text = _LATEX_RE.sub(" ", text)
     out: list[str] = []
-    cache = _WORD_CACHE
-    for surface in _WORD_RE.findall(text):
-        tokens = cache.get(surface)
-        if tokens is None:
-            tokens = analyze_word(surface)
-        if tokens[0]:
-            out += tokens[0]
+    for index, _ in _analyzed_words(text):
+        if index:
+            out += index
     return out
 
 
@@ -175,12 +168,10 @@ def phrase_tokens(text: str) -> list[str]:
     Returns:
         The phrase tokens in order.
     """
-    text = _prepare(text)
-    if "\\" in text:
-        text = _LATEX_RE.sub(" ", text)
     out: list[str] = []
-    for surface in _WORD_RE.findall(text):
-        out += analyze_word(surface)[1]
+    for _, phrase in _analyzed_words(text):
+        if phrase:
+            out += phrase
     return out
 
 
@@ -201,6 +192,12 @@ def surface_words(text: str) -> list[str]:
     return _WORD_RE.findall(text)
 
 
+def _analyzed_words(text: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """:func:`analyze_word` of every surface word of ``text`` (the memo look-up inlined: hot path)."""
+    cache = _WORD_CACHE
+    return [cache.get(word) or analyze_word(word) for word in surface_words(text)]
+
+
 def analyze_document(text: str) -> tuple[list[str], list[str]]:
     """Both token streams of a document in one pass: ``(tokenize(text), phrase_tokens(text))``.
 
@@ -210,19 +207,12 @@ def analyze_document(text: str) -> tuple[list[str], list[str]]:
     Returns:
         The index tokens and the phrase tokens.
     """
-    text = _prepare(text)
-    if "\\" in text:
-        text = _LATEX_RE.sub(" ", text)
     index: list[str] = []
     phrase: list[str] = []
-    cache = _WORD_CACHE
-    for surface in _WORD_RE.findall(text):
-        tokens = cache.get(surface)
-        if tokens is None:
-            tokens = analyze_word(surface)
-        if tokens[0]:
-            index += tokens[0]
-            phrase += tokens[1]
+    for word_index, word_phrase in _analyzed_words(text):
+        if word_index:
+            index += word_index
+            phrase += word_phrase
     return index, phrase
 
 
