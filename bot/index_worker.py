@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import gc
 import json
 import shutil
@@ -28,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from retrieval.index import BM25Params, Index, open_index
+from retrieval.index import BM25Params, Index, id_diff, open_index, paper_from_row, paper_row
 from retrieval.models import IngestReport, Paper, SkippedBlock
 
 PAPERS_PER_TURN = 500  # papers parsed between two event-loop turns (≈ 5 ms each)
@@ -40,17 +41,10 @@ def _write_transfer(index: Index, report: IngestReport, folder: Path) -> None:
         np.save(folder / f"{name}.npy", np.ascontiguousarray(array))
     with (folder / "papers.jsonl").open("w", encoding="utf-8") as handle:
         for p in index.papers:
-            row = [p.id, p.title, list(p.authors), p.et_al, p.area, p.abstract, p.url, p.source]
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(json.dumps(paper_row(p), ensure_ascii=False) + "\n")
     (folder / "terms.txt").write_text("\n".join(index.terms), encoding="utf-8")
     summary = {
-        "params": {
-            "variant": index.params.variant,
-            "k1": index.params.k1,
-            "b": index.params.b,
-            "epsilon": index.params.epsilon,
-            "delta": getattr(index.params, "delta", None),
-        },
+        "params": dataclasses.asdict(index.params),
         "avgdl": index.avgdl,
         "fingerprint": index.fingerprint,
         "built_at": index.built_at,
@@ -102,33 +96,10 @@ async def _read_papers(path: Path) -> tuple[Paper, ...]:
     papers: list[Paper] = []
     with path.open(encoding="utf-8") as handle:
         for n, line in enumerate(handle, 1):
-            r = json.loads(line)
-            papers.append(
-                Paper(
-                    id=r[0],
-                    title=r[1],
-                    authors=tuple(r[2]),
-                    et_al=bool(r[3]),
-                    area=r[4],
-                    abstract=r[5],
-                    url=r[6],
-                    source=r[7],
-                )
-            )
+            papers.append(paper_from_row(json.loads(line)))
             if n % PAPERS_PER_TURN == 0:
                 await asyncio.sleep(0)  # let the bot answer interactions between chunks
     return tuple(papers)
-
-
-def _diff(papers: tuple[Paper, ...], previous: Index | None) -> tuple[tuple[str, ...], tuple[str, ...], int]:
-    ids = [p.id for p in papers]
-    if previous is None:
-        return tuple(ids), (), 0
-    old = {p.id for p in previous.papers}
-    new = set(ids)
-    added = tuple(i for i in ids if i not in old)
-    removed = tuple(p.id for p in previous.papers if p.id not in new)
-    return added, removed, len(new & old)
 
 
 async def build_in_subprocess(
@@ -147,15 +118,7 @@ async def build_in_subprocess(
     started = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="paperbot-transfer-"))
     try:
-        param_json = json.dumps(
-            {
-                "variant": params.variant,
-                "k1": params.k1,
-                "b": params.b,
-                "epsilon": params.epsilon,
-                "delta": getattr(params, "delta", None),
-            }
-        )
+        param_json = json.dumps(dataclasses.asdict(params))
         command = [sys.executable, "-m", "bot.index_worker", str(corpus), str(folder), "--params", param_json]
         if cache_dir is not None:
             command += ["--cache-dir", str(cache_dir)]
@@ -198,17 +161,10 @@ async def build_in_subprocess(
             arrays = {path.stem: np.load(path, mmap_mode="r") for path in folder.glob("*.npy")}
 
             def construct() -> tuple[Index, tuple[str, ...], tuple[str, ...], int]:
-                index = Index(
-                    papers=papers,
-                    params=params,
-                    terms=terms,
-                    arrays=arrays,
-                    avgdl=float(summary["avgdl"]),
-                    fingerprint=summary["fingerprint"],
-                    built_at=float(summary["built_at"]),
-                    build_seconds=float(summary["build_seconds"]),
+                index = Index.from_saved(
+                    papers=papers, params=params, terms=terms, arrays=arrays, meta=summary
                 )
-                return (index, *_diff(papers, previous))
+                return (index, *id_diff(papers, previous))
 
             index, added, removed, unchanged = await asyncio.to_thread(construct)
         finally:

@@ -245,6 +245,29 @@ class Index:
         self._authors: tuple[str, npt.NDArray[np.int64], npt.NDArray[np.int64], IntArray] | None = None
         self._sorted_ids: list[tuple[str, int]] | None = None
 
+    @classmethod
+    def from_saved(
+        cls,
+        *,
+        papers: tuple[Paper, ...],
+        params: BM25Params,
+        terms: list[str],
+        arrays: dict[str, np.ndarray],
+        meta: dict[str, Any],
+    ) -> Index:
+        """An index from its saved parts; ``meta`` has ``avgdl``, ``fingerprint``, ``built_at`` and
+        ``build_seconds`` as the cache file (and the bot's index worker) write them."""
+        return cls(
+            papers=papers,
+            params=params,
+            terms=terms,
+            arrays=arrays,
+            avgdl=float(meta["avgdl"]),
+            fingerprint=str(meta["fingerprint"]),
+            built_at=float(meta["built_at"]),
+            build_seconds=float(meta["build_seconds"]),
+        )
+
     # -- metadata ------------------------------------------------------------------------------
 
     def _init_areas(self) -> None:
@@ -830,13 +853,25 @@ def cache_path_for(corpus_path: Path, params: BM25Params, cache_dir: Path | None
     return candidates[-1] / name
 
 
+def paper_row(paper: Paper) -> list[Any]:
+    """A paper as a JSON-ready row (the cache file and the bot's index worker store papers so)."""
+    return [paper.id, paper.title, list(paper.authors), paper.et_al, paper.area, paper.abstract, paper.url,
+            paper.source]  # fmt: skip
+
+
+def paper_from_row(row: Sequence[Any]) -> Paper:
+    """The paper of a :func:`paper_row` (author names and areas interned: they repeat a lot)."""
+    return Paper(
+        id=row[0], title=row[1], authors=tuple(map(intern, row[2])), et_al=bool(row[3]), area=intern(row[4]),
+        abstract=row[5], url=row[6], source=row[7],
+    )  # fmt: skip
+
+
 def _save(index: Index, path: Path, meta: dict[str, Any]) -> None:
     """Write the cache atomically: a temp file in the same folder, then os.replace."""
     members: dict[str, np.ndarray] = dict(index.arrays())
     members["terms"] = np.frombuffer("\n".join(index.terms).encode("utf-8"), dtype=np.uint8)
-    paper_rows = [
-        [p.id, p.title, list(p.authors), p.et_al, p.area, p.abstract, p.url, p.source] for p in index.papers
-    ]
+    paper_rows = [paper_row(p) for p in index.papers]
     members["papers"] = np.frombuffer(
         json.dumps(paper_rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), dtype=np.uint8
     )
@@ -907,13 +942,7 @@ def _load(path: Path, fingerprint: str, params: BM25Params) -> tuple[Index, dict
         raise _BadCache(f"unreadable ({type(exc).__name__}: {exc})") from exc
     try:
         rows = json.loads(data.pop("papers").tobytes().decode("utf-8"))
-        papers = tuple(
-            Paper(
-                id=r[0], title=r[1], authors=tuple(map(intern, r[2])), et_al=bool(r[3]), area=intern(r[4]),
-                abstract=r[5], url=r[6], source=r[7],
-            )
-            for r in rows
-        )
+        papers = tuple(map(paper_from_row, rows))
         text = data.pop("terms").tobytes().decode("utf-8")
         terms = text.split("\n") if text else []
         data.pop("meta")
@@ -921,16 +950,7 @@ def _load(path: Path, fingerprint: str, params: BM25Params) -> tuple[Index, dict
     except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError) as exc:
         raise _BadCache(f"damaged ({type(exc).__name__}: {exc})") from exc
     _validate(arrays, len(papers), len(terms))
-    index = Index(
-        papers=papers,
-        params=params,
-        terms=terms,
-        arrays=arrays,
-        avgdl=float(meta["avgdl"]),
-        fingerprint=fingerprint,
-        built_at=float(meta["built_at"]),
-        build_seconds=float(meta["build_seconds"]),
-    )
+    index = Index.from_saved(papers=papers, params=params, terms=terms, arrays=arrays, meta=meta)
     return index, meta
 
 
@@ -1072,18 +1092,25 @@ def open_index(
     return index, report
 
 
-def _report(index: Index, previous: Index | None, **fields: Any) -> IngestReport:
-    ids = [p.id for p in index.papers]
+def id_diff(
+    papers: Sequence[Paper], previous: Index | None
+) -> tuple[tuple[str, ...], tuple[str, ...], int]:
+    """``(added ids, removed ids, unchanged count)`` of ``papers`` against the index they replace.
+
+    Without a previous index every paper is added. Ids keep corpus order.
+    """
+    ids = [p.id for p in papers]
     if previous is None:
-        added: tuple[str, ...] = tuple(ids)
-        removed: tuple[str, ...] = ()
-        unchanged = 0
-    else:
-        old = {p.id for p in previous.papers}
-        new = set(ids)
-        added = tuple(i for i in ids if i not in old)
-        removed = tuple(p.id for p in previous.papers if p.id not in new)
-        unchanged = len(new & old)
+        return tuple(ids), (), 0
+    old = {p.id for p in previous.papers}
+    new = set(ids)
+    added = tuple(i for i in ids if i not in old)
+    removed = tuple(p.id for p in previous.papers if p.id not in new)
+    return added, removed, len(new & old)
+
+
+def _report(index: Index, previous: Index | None, **fields: Any) -> IngestReport:
+    added, removed, unchanged = id_diff(index.papers, previous)
     extra = dict(fields.pop("extra", {}))
     extra.update(terms=len(index.terms), postings=int(len(index.post_docs)))
     return IngestReport(

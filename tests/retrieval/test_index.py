@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -14,7 +15,16 @@ import pytest
 import retrieval.index as index_module
 from bench._synth import Generator, write_corpus
 from retrieval.errors import CorpusError
-from retrieval.index import BM25Params, cache_path_for, open_index
+from retrieval.index import (
+    BM25Params,
+    Index,
+    build_index,
+    cache_path_for,
+    id_diff,
+    open_index,
+    paper_from_row,
+    paper_row,
+)
 
 QUERIES = ["sparse autoencoders", "offline reinforcement learning", '"language models" -diffusion', "bounds"]
 
@@ -272,3 +282,41 @@ def test_cache_load_is_at_least_five_times_faster_than_building(tmp_path):
 def test_missing_corpus_is_a_corpus_error(tmp_path):
     with pytest.raises(CorpusError):
         open_index(tmp_path / "does-not-exist")
+
+
+# -- saved parts shared with the bot's index worker ---------------------------------------------------
+
+
+def test_paper_rows_round_trip_through_json(seed_papers):
+    rows = json.loads(json.dumps([paper_row(p) for p in seed_papers]))
+    assert tuple(map(paper_from_row, rows)) == seed_papers
+
+
+def test_id_diff_against_the_replaced_index(seed_papers):
+    assert id_diff(seed_papers[:3], None) == (tuple(p.id for p in seed_papers[:3]), (), 0)
+    previous = build_index(seed_papers[:30], BM25Params())
+    added, removed, unchanged = id_diff(seed_papers[5:], previous)
+    assert added == tuple(p.id for p in seed_papers[30:])
+    assert removed == tuple(p.id for p in seed_papers[:5])
+    assert unchanged == 25
+
+
+def test_index_from_saved_parts_searches_like_the_original(seed_index):
+    meta = {
+        "avgdl": seed_index.avgdl,
+        "fingerprint": "f",
+        "built_at": seed_index.built_at,
+        "build_seconds": 1.5,
+    }
+    again = Index.from_saved(
+        papers=seed_index.papers,
+        params=seed_index.params,
+        terms=list(seed_index.terms),
+        arrays=seed_index.arrays(),
+        meta=meta,
+    )
+    assert (again.fingerprint, again.build_seconds, again.avgdl) == ("f", 1.5, seed_index.avgdl)
+    query = "sparse autoencoders interpretability"
+    assert [h.paper.id for h in again.search(query, 5).hits] == [
+        h.paper.id for h in seed_index.search(query, 5).hits
+    ]
