@@ -915,6 +915,9 @@ def truncate(text: str, limit: int) -> str:
 
     Returns:
         ``text`` (stripped) when it fits, else a prefix ending in "…" (``""`` when ``limit < 1``).
+
+    The bot's ``bot.ui.embeds.truncate`` is a different tool: a length guard for any outgoing
+    Discord string that never strips or escapes (labels and ids must come out as given).
     """
     text = text.strip()
     if limit < 1:

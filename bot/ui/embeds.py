@@ -41,7 +41,15 @@ EMPTY = "—"
 
 
 def truncate(text: str, limit: int, *, placeholder: str = ELLIPSIS) -> str:
-    """``text`` cut to at most ``limit`` characters, at a word boundary when one is near, with ``…``."""
+    """``text`` cut to at most ``limit`` characters, at a word boundary when one is near, with ``…``.
+
+    The length guard for every outgoing string (titles, field values, labels, ids, choice values):
+    text that fits comes back unchanged, whitespace included; a cut adds nothing but the placeholder
+    and only keeps ``**`` paired. :func:`retrieval.text.truncate` is not a drop-in for it: that one
+    shortens display markdown (abstract snippets), so it strips the text, re-balances every marker
+    and may escape characters to do so — visible backslashes in select labels and autocomplete
+    values, which Discord shows as plain text.
+    """
     text = text or ""
     if len(text) <= limit:
         return text

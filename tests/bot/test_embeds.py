@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from bot.ui import embeds as E
 from retrieval.models import Answer, AnswerSentence, Hit, Paper
+from retrieval.text import truncate as text_truncate
 
 
 def paper(i: int = 0, *, authors: int = 3, abstract: str = "Short abstract.") -> Paper:
@@ -32,6 +33,24 @@ def test_truncate_never_exceeds_the_limit(text, limit):
 def test_truncate_keeps_bold_balanced():
     out = E.truncate("plain **bold words that go on and on** tail", 20)
     assert out.count("**") % 2 == 0
+
+
+@given(st.text(max_size=300), st.integers(min_value=2, max_value=200))
+def test_truncate_only_cuts_and_adds_the_ellipsis(text, limit):
+    """The Discord length guard never escapes or rewrites: its output is a prefix of the text (minus a
+    dangling ``**``) plus "…", so labels and autocomplete values show what the data says."""
+    out = E.truncate(text, limit)
+    if out != text:
+        assert out.endswith(E.ELLIPSIS) and text.startswith(out[: -len(E.ELLIPSIS)])
+
+
+def test_why_there_are_two_truncates():
+    """retrieval.text.truncate shortens display markdown and may strip or escape; the guard may not."""
+    assert E.truncate("  indented label  ", 40) == "  indented label  "
+    assert text_truncate("  indented label  ", 40) == "indented label"
+    label = "`_a bword | **`~aa|"
+    assert E.truncate(label, 17) == "`_a bword |…"
+    assert "\\" in text_truncate(label, 17)  # an escape a select label would show literally
 
 
 def test_shorten_authors():
