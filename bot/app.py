@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import importlib.util
 import logging
 import signal
 from collections.abc import Sequence
@@ -31,9 +30,8 @@ from retrieval.errors import RetrievalError
 
 log = logging.getLogger(__name__)
 
-CORE_EXTENSIONS: tuple[str, ...] = ("bot.cogs.search", "bot.cogs.ask")
-# Written by another engineer; loaded when present so the core never waits for them.
-OPTIONAL_EXTENSIONS: tuple[str, ...] = ("bot.cogs.library", "bot.cogs.admin")
+# One cog per feature; tests may start the bot with a subset.
+EXTENSIONS: tuple[str, ...] = ("bot.cogs.search", "bot.cogs.ask", "bot.cogs.library", "bot.cogs.admin")
 
 
 class StartupError(Exception):
@@ -76,11 +74,7 @@ class PaperBot(commands.Bot):
         self.engine: Engine | None = None
         self.started_at = dt.datetime.now(dt.UTC)
         self.cooldowns = UserCooldowns(settings.cooldown_rate, settings.cooldown_per)
-        self.extension_names: tuple[str, ...] = (
-            tuple(extensions)
-            if extensions is not None
-            else (CORE_EXTENSIONS + tuple(name for name in OPTIONAL_EXTENSIONS if _module_exists(name)))
-        )
+        self.extension_names: tuple[str, ...] = tuple(extensions) if extensions is not None else EXTENSIONS
         self.sync_commands = sync_commands
         self.synced: list[discord.app_commands.AppCommand] = []
         self._closed_store = False
@@ -146,13 +140,6 @@ class PaperBot(commands.Bot):
                 self._closed_store = True
                 await self.store.close()
                 log.info("database closed")
-
-
-def _module_exists(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
 
 
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None, **bot_options: Any) -> int:
