@@ -395,7 +395,8 @@ class Index:
         return similar(self, paper_id, k)
 
     def answer(self, question: str, k: int = 4) -> Answer:
-        """An extractive answer: the best 2..k sentences from the top papers, with their papers.
+        """An extractive answer: up to ``k`` sentences from the top papers that bear on the question
+        (fewer when fewer do; see :func:`retrieval.search.answer`), with their papers.
 
         Raises:
             EmptyQueryError: The question has no searchable word.
