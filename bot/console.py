@@ -30,6 +30,7 @@ from discord import app_commands
 
 from bot.offline import Exchange, Harness, RecordedRequest, iter_components
 from bot.settings import Settings
+from retrieval.text import plural
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ class Console:
         try:
             papers = len(h.bot.engine) if h.bot.engine is not None else 0
             if self.interactive:
-                self.write(f"paperbot console — {papers} papers, offline. Type help, or quit.")
+                self.write(f"paperbot console — {plural(papers, 'paper')}, offline. Type help, or quit.")
             while True:
                 if self.interactive:
                     self.out.write("paperbot> ")

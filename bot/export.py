@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from retrieval.text import plural
+
 if TYPE_CHECKING:  # only for annotations: bot.store imports this module at run time
     from bot.store import ListInfo, SavedItem
 
@@ -62,11 +64,6 @@ def _iso(moment: datetime | None) -> str | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 paper``, ``2 papers``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _one_line(text: str) -> str:
@@ -441,7 +438,7 @@ def to_bibtex(items: Sequence[SavedItem], *, exported_at: datetime | None = None
         if item.list_name not in names:
             names.append(item.list_name)
     groups = group_by_list(items)
-    parts = [f"@comment{{Exported by paperbot on {when}: {_count(len(keys), 'paper')}}}\n"]
+    parts = [f"@comment{{Exported by paperbot on {when}: {plural(len(keys), 'paper')}}}\n"]
     emitted: set[str] = set()
     for name, group in groups:
         fresh = [item for item in group if item.paper_id not in emitted]
@@ -484,7 +481,7 @@ def to_markdown(
     groups = group_by_list(items, lists)
     when = (exported_at or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     title = _md_heading(groups[0][0]) if len(groups) == 1 else "Saved papers"
-    lines = [f"# {title}", "", f"_Exported by paperbot on {when}: {_count(len(items), 'saved paper')}._", ""]
+    lines = [f"# {title}", "", f"_Exported by paperbot on {when}: {plural(len(items), 'saved paper')}._", ""]
     for name, group in groups:
         if len(groups) > 1:
             lines += [f"## {_md_heading(name)} ({len(group)})", ""]

@@ -19,6 +19,7 @@ from retrieval.errors import QueryError, RetrievalError
 from retrieval.index import BM25Params, Index, Progress, open_index
 from retrieval.models import Answer, Hit, IngestReport
 from retrieval.search import MAX_K
+from retrieval.text import plural
 
 __all__ = ["main"]
 
@@ -149,7 +150,7 @@ def _print_results(
         for hit in results_hits:
             print(_hit_json(hit, None if index_no is None else {"query_index": index_no}))
         return
-    header = f"{total} result{'s' if total != 1 else ''} for {query!r}"
+    header = f"{plural(total, 'result')} for {query!r}"
     if index_no is not None:
         header = f"[{index_no}] {header}"
     print(header)
@@ -206,7 +207,8 @@ def _report_json(report: IngestReport) -> str:
 
 def _print_report(report: IngestReport, index: Index, seconds: float) -> None:
     source = "loaded from cache" if report.from_cache else f"built in {report.build_seconds:.2f} s"
-    print(f"{report.papers} papers from {len(report.files)} file(s), {source} ({seconds:.2f} s in all)")
+    files = plural(len(report.files), "file")
+    print(f"{plural(report.papers, 'paper')} from {files}, {source} ({seconds:.2f} s in all)")
     for f in report.files:
         print(f"  file: {f}")
     print(f"ranking: BM25 {index.params.key()}; {len(index.terms)} terms, {len(index.post_docs)} postings")

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from retrieval.errors import CorpusError
 from retrieval.models import AREA_SEPARATOR, Paper, SkippedBlock
-from retrieval.text import derive_title, latex_to_display
+from retrieval.text import derive_title, latex_to_display, plural
 
 logger = logging.getLogger(__name__)
 
@@ -453,7 +453,7 @@ def _parse_text(text: str, source: str) -> tuple[list[_Record], list[SkippedBloc
         if garbage:
             n = len(garbage)
             what = f"unrecognised line {_preview(garbage[0][1])}"
-            extra = f" and {n - 1} more line{'s' if n > 2 else ''}" if n > 1 else ""
+            extra = f" and {plural(n - 1, 'more line')}" if n > 1 else ""
             expected = "expected an area line, then authors, then abstract"
             skipped.append(SkippedBlock(source, garbage[0][0], f"{what}{extra} ({expected})"))
             garbage.clear()

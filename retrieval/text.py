@@ -902,6 +902,20 @@ def _strip_pairs(text: str) -> str:
 _TRAILING_JUNK = " \t\n,;:-–—([{/\\"
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """A count with its noun: ``"1 paper"``, ``"3 papers"``, ``"1,204 papers"``.
+
+    Args:
+        count: How many.
+        noun: The singular noun (phrase): ``"paper"``, ``"saved item"``.
+        many: The plural when it is not ``noun + "s"`` (``"stored paper copies"``).
+
+    Returns:
+        The count with thousands separators and the noun in the right number.
+    """
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {many or noun + 's'}"
+
+
 def truncate(text: str, limit: int) -> str:
     """Shorten ``text`` to at most ``limit`` characters, cutting at a word boundary and adding "…".
 

@@ -30,6 +30,7 @@ from bot.errors import NotAdmin, ReindexFailed, ReindexInProgress
 from bot.i18n import register
 from bot.ui import embeds as E
 from retrieval.models import IngestReport
+from retrieval.text import plural
 
 if TYPE_CHECKING:
     from bot.app import PaperBot
@@ -89,6 +90,11 @@ def _ids(ids: Sequence[str], limit: int = REPORT_LINES) -> str:
     return E.truncate(text, E.FIELD_VALUE_LIMIT)
 
 
+def _are(count: int) -> str:
+    """The verb for ``count`` things: "is" for one, "are" otherwise."""
+    return "is" if count == 1 else "are"
+
+
 def duration(seconds: float) -> str:
     """``"2 d 3 h"``, ``"4 min 05 s"``, ``"12.3 s"``: short, for humans."""
     if seconds < 60:
@@ -141,9 +147,9 @@ def reindex_embed(
     and the saved papers that left or came back (named when ``reconcile`` is known)."""
     how = "loaded from the cache" if report.from_cache else f"built in {report.build_seconds:.2f} s"
     embed = discord.Embed(
-        title=E.truncate(f"Reindex done — now serving {report.papers:,} papers", E.TITLE_LIMIT),
+        title=E.truncate(f"Reindex done — now serving {plural(report.papers, 'paper')}", E.TITLE_LIMIT),
         description=E.truncate(
-            f"`{corpus}` · {len(report.files)} file(s) · {how} · {elapsed:.1f} s in all. "
+            f"`{corpus}` · {plural(len(report.files), 'file')} · {how} · {elapsed:.1f} s in all. "
             "Searches switched to the new index at once.",
             E.DESCRIPTION_LIMIT,
         ),
@@ -180,16 +186,17 @@ def reindex_embed(
         if gone:
             lines.append(f"{len(gone):,} left the corpus (kept in users' lists, marked): {_ids(gone)}")
         if returned:
-            lines.append(f"{len(returned):,} are back in the corpus: {_ids(returned)}")
+            lines.append(f"{len(returned):,} {_are(len(returned))} back in the corpus: {_ids(returned)}")
     elif before is not None and after is not None:
         # Without the reconcile result (no store attached to the engine) only the net change is known.
         change = after.missing_from_corpus - before.missing_from_corpus
         if change > 0:
-            lines.append(f"{change:,} left the corpus with this reindex; they stay in users' lists, marked.")
+            lines.append(f"{change:,} left the corpus with this reindex (kept in users' lists, marked).")
         elif change < 0:
             lines.append(f"{-change:,} came back into the corpus.")
     if after is not None and (lines or after.missing_from_corpus):
-        lines.append(f"{after.missing_from_corpus:,} saved in all are not in the corpus now.")
+        missing = after.missing_from_corpus
+        lines.append(f"{plural(missing, 'saved paper')} in all {_are(missing)} not in the corpus now.")
     if lines:
         embed.add_field(
             name="Saved papers", value=E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT), inline=False
@@ -311,7 +318,8 @@ class AdminCog(commands.Cog, name="Admin"):
             # The build runs in a worker thread; this task just waits while the loop keeps serving.
             report = await engine.reindex(corpus if path else None, progress=progress.update)
         except (ReindexInProgress, ReindexFailed) as exc:
-            still = f"Still serving {len(engine):,} papers from `{E.truncate(str(engine.corpus_path), 200)}`."
+            where = E.truncate(str(engine.corpus_path), 200)
+            still = f"Still serving {plural(len(engine), 'paper')} from `{where}`."
             await progress.finish(content=E.fit_content(f"❌ {exc}\n{still}"), embeds=[])
             return
         elapsed = time.monotonic() - started
@@ -341,7 +349,8 @@ class AdminCog(commands.Cog, name="Admin"):
         embed.add_field(
             name="Corpus",
             value=E.truncate(
-                f"{len(engine):,} papers · {len(engine.areas):,} areas · {len(report.files)} file(s)\n"
+                f"{plural(len(engine), 'paper')} · {plural(len(engine.areas), 'area')} · "
+                f"{plural(len(report.files), 'file')}\n"
                 f"`{engine.corpus_path}`",
                 E.FIELD_VALUE_LIMIT,
             ),
@@ -360,8 +369,10 @@ class AdminCog(commands.Cog, name="Admin"):
         embed.add_field(
             name="Saved lists",
             value=(
-                f"{store.saved_items:,} saved items · {store.users:,} users · {store.lists:,} lists\n"
-                f"{store.snapshots:,} paper snapshots, {store.missing_from_corpus:,} no longer in the corpus"
+                f"{plural(store.saved_items, 'saved item')} · {plural(store.users, 'user')} · "
+                f"{plural(store.lists, 'list')}\n"
+                f"{plural(store.snapshots, 'paper snapshot')}, "
+                f"{store.missing_from_corpus:,} no longer in the corpus"
             ),
             inline=False,
         )
@@ -402,8 +413,8 @@ class AdminCog(commands.Cog, name="Admin"):
             if kind == "global":
                 synced = await tree.sync()
                 text = (
-                    f"Synced {len(synced)} commands globally. Discord can take a while to show them "
-                    "everywhere; servers that also have copies (scope:guild) show both until you clear "
+                    f"Synced {plural(len(synced), 'command')} globally. Discord can take a while to show "
+                    "them everywhere; servers that also have copies (scope:guild) show both until you clear "
                     "them (scope:clear)."
                 )
             else:
@@ -411,7 +422,8 @@ class AdminCog(commands.Cog, name="Admin"):
                 if kind == "guild":
                     tree.copy_global_to(guild=guild)
                     synced = await tree.sync(guild=guild)
-                    text = f"Synced {len(synced)} commands to this server; they can be used right away."
+                    count = plural(len(synced), "command")
+                    text = f"Synced {count} to this server; they can be used right away."
                 else:
                     tree.clear_commands(guild=guild)
                     synced = await tree.sync(guild=guild)

@@ -38,9 +38,9 @@ from bot.ui.library import (
     SavedListSource,
     list_label,
     lists_embed,
-    plural,
 )
 from bot.ui.paginator import Paginator
+from retrieval.text import plural
 
 if TYPE_CHECKING:
     from bot.app import PaperBot
@@ -582,7 +582,8 @@ class LibraryCog(commands.Cog, name="Library"):
             return
         text = f"Imported {plural(result.added, 'paper')}"
         if result.skipped:
-            text += f"; {result.skipped} already in your lists were skipped"
+            were = "was" if result.skipped == 1 else "were"
+            text += f"; {plural(result.skipped, 'paper')} already in your lists {were} skipped"
         text += "."
         if result.errors:
             shown = "\n".join(f"• {E.truncate(err, 180)}" for err in result.errors[:IMPORT_ERRORS_SHOWN])

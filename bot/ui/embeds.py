@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 import discord
 
 from retrieval.models import Answer, Hit, Paper, SearchResults
+from retrieval.text import plural
 
 # Discord's documented limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
 CONTENT_LIMIT = 2000
@@ -182,9 +183,8 @@ def hit_embed(hit: Hit, *, saved: bool = False) -> discord.Embed:
 def page_header(title: str, query: str, total: int, page: int, pages: int) -> str:
     """The one-line header of a result page: what was asked, how many matched, which page."""
     shown = truncate(" ".join(query.split()), 300)
-    noun = "paper" if total == 1 else "papers"
     where = f"page {page + 1}/{max(pages, 1)}"
-    text = f"**{title}** “{discord.utils.escape_markdown(shown)}” — {total} {noun} · {where}"
+    text = f"**{title}** “{discord.utils.escape_markdown(shown)}” — {plural(total, 'paper')} · {where}"
     return fit_content(text) or ""
 
 

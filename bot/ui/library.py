@@ -18,6 +18,7 @@ from bot.store import ListInfo, SavedItem, SavedPage, StoreError
 from bot.ui import embeds as E
 from bot.ui.paginator import Page, PageSource
 from bot.ui.views import BaseView
+from retrieval.text import plural
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +33,6 @@ _PAGE_BUDGET = 5400
 def list_label(name: str) -> str:
     """A list name shown in text (names are letters, digits, spaces, - and _, so nothing to escape)."""
     return f"“{name}”"
-
-
-def plural(count: int, noun: str, many: str | None = None) -> str:
-    """``"1 paper"`` / ``"3 papers"`` (``many`` for irregular plurals)."""
-    return f"{count} {noun}" if count == 1 else f"{count} {many or noun + 's'}"
 
 
 def saved_item_field(item: SavedItem, number: int, *, budget: int = 1200) -> tuple[str, str]:

@@ -112,7 +112,9 @@ async def test_stats_shows_index_store_and_process(harness):
     assert f"{len(engine)} papers · {len(engine.areas)} areas" in fields["Corpus"]
     assert ("built in" in fields["Index"]) or ("cache" in fields["Index"])
     assert "ready <t:" in fields["Index"]
-    assert "1 saved items · 1 users · 1 lists" in fields["Saved lists"]
+    # One of each: no "1 saved items" (counts and nouns agree everywhere, via retrieval.text.plural).
+    assert "1 saved item · 1 user · 1 list\n1 paper snapshot, 0 no longer" in fields["Saved lists"]
+    assert f"{len(engine)} papers · {len(engine.areas)} areas · 2 files" in fields["Corpus"]
     assert "MB RSS" in fields["Process"] and "up " in fields["Process"]
     assert f"discord.py {discord.__version__}" in fields["Process"]
 
@@ -191,7 +193,7 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     assert fields["Saved papers"].startswith(
         f"1 left the corpus (kept in users' lists, marked): `{leaving.id}`"
     )
-    assert "1 saved in all are not in the corpus now." in fields["Saved papers"]
+    assert "1 saved paper in all is not in the corpus now." in fields["Saved papers"]
     # Every progress edit went to the same (deferred) original response.
     edits = [r for r in ex.requests if r.method == "PATCH"]
     assert edits and all(r.path.endswith("/messages/@original") for r in edits)
@@ -207,7 +209,7 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     back = await reindex(h, CORPUS)
     fields = {f["name"]: f["value"] for f in back.embeds[0]["fields"]}
     assert fields["Papers"].startswith(f"+{len(full - kept)} added · −0 removed")
-    assert fields["Saved papers"].startswith(f"1 are back in the corpus: `{leaving.id}`")
+    assert fields["Saved papers"].startswith(f"1 is back in the corpus: `{leaving.id}`")
     assert "left the corpus" not in fields["Saved papers"]
     saved = await h.run_command("saved")
     assert "no longer in the corpus" not in saved.embeds[0]["fields"][0]["value"]
@@ -366,6 +368,6 @@ def test_reindex_embed_without_a_reconcile_result_gives_the_net_change():
     embed = reindex_embed(report, corpus="c", elapsed=1.0, before=before, after=after)
     saved = next(f.value for f in embed.fields if f.name == "Saved papers")
     assert saved.startswith("2 left the corpus with this reindex")
-    assert "2 saved in all are not in the corpus now." in saved
+    assert "2 saved papers in all are not in the corpus now." in saved
     quiet = reindex_embed(report, corpus="c", elapsed=1.0, before=before, after=before)
     assert "Saved papers" not in {f.name for f in quiet.fields}

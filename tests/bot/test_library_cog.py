@@ -463,7 +463,16 @@ async def test_export_json_reimports_for_another_user(harness):
     again = await h.run_command("import", {"file": attachment, "list": "inbox"}, user=h.bob)
     assert "Imported 3 papers" in again.content
     twice = await h.run_command("import", {"file": attachment, "list": "inbox"}, user=h.bob)
-    assert "Imported 0 papers; 3 already in your lists were skipped" in twice.content
+    assert "Imported 0 papers; 3 papers already in your lists were skipped." in twice.content
+
+    ex = await h.run_command("export", {"format": "json", "list": "theory"})
+    [(_, _, one_list)] = ex.callback.files
+    doc = json.loads(one_list)
+    doc["lists"][0]["items"] = doc["lists"][0]["items"][:1]
+    one = h.fake.add_attachment("one.json", json.dumps(doc).encode())
+    await h.run_command("import", {"file": one, "list": "solo"}, user=h.bob)
+    again = await h.run_command("import", {"file": one, "list": "solo"}, user=h.bob)
+    assert "Imported 0 papers; 1 paper already in your lists was skipped." in again.content
 
 
 async def test_import_rejects_bad_files(harness):

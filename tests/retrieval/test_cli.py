@@ -81,7 +81,7 @@ def test_ask(run):
 
 def test_index_report(run, tmp_path):
     code, out, _ = run("index")
-    assert code == 0 and out.startswith("40 papers from 2 file(s), built in")
+    assert code == 0 and out.startswith("40 papers from 2 files, built in")
     assert "duplicates dropped:" in out and "blocks skipped:" in out
     code, out, _ = run("index", "--json")
     report = json.loads(out)

@@ -13,6 +13,7 @@ from retrieval.text import (
     balance_markdown,
     derive_title,
     latex_to_display,
+    plural,
     split_sentences,
     strip_markup,
     truncate,
@@ -169,6 +170,21 @@ def test_balance_markdown_leaves_no_unpaired_marker(text):
 # --------------------------------------------------------------------------------------------------
 # truncate
 # --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("count", "noun", "many", "expected"),
+    [
+        (0, "paper", None, "0 papers"),
+        (1, "saved item", None, "1 saved item"),
+        (2, "user", None, "2 users"),
+        (1204, "paper", None, "1,204 papers"),
+        (1, "stored paper copy", "stored paper copies", "1 stored paper copy"),
+        (3, "stored paper copy", "stored paper copies", "3 stored paper copies"),
+    ],
+)
+def test_plural(count, noun, many, expected):
+    assert plural(count, noun, many) == expected
 
 
 def test_truncate_fits_unchanged():
