@@ -198,7 +198,7 @@ def load_settings(
     values: dict[str, Any] = {}
     chosen = config_path or env.get("PAPERBOT_CONFIG") or None
     path = Path(chosen).expanduser() if chosen else DEFAULT_CONFIG
-    base = PROJECT_ROOT if path == DEFAULT_CONFIG else path.resolve().parent
+    base = PROJECT_ROOT if path.resolve() == DEFAULT_CONFIG.resolve() else path.resolve().parent
     config = _read_config(path) if (chosen or path.exists()) else {}
 
     known = {(section, key) for section, key, *_ in _KEYS}

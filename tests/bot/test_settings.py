@@ -41,6 +41,18 @@ def test_relative_paths_in_a_config_are_relative_to_it(tmp_path):
     assert load_settings(env={}, config_path=config).database_path == tmp_path / "db" / "x.db"
 
 
+def test_the_default_config_named_explicitly_keeps_project_root_paths(monkeypatch):
+    # `paperbot search --config config/paperbot.toml` from the project root must read the same
+    # corpus as no flag at all, not config/data/corpus.
+    from bot.settings import PROJECT_ROOT
+
+    monkeypatch.chdir(PROJECT_ROOT)
+    for named in ("config/paperbot.toml", "./config/../config/paperbot.toml"):
+        settings = load_settings(env={}, config_path=named, dotenv=False)
+        assert settings.corpus_path == PROJECT_ROOT / "data" / "corpus"
+        assert settings.database_path == PROJECT_ROOT / "data" / "paperbot.db"
+
+
 def test_paperbot_config_env_names_the_file(tmp_path):
     config = write_config(tmp_path / "other.toml", "[discord]\nview_timeout = 30\n")
     assert load_settings(env={"PAPERBOT_CONFIG": str(config)}).view_timeout == 30.0
