@@ -614,7 +614,7 @@ class LibraryCog(commands.Cog, name="Library"):
             return (
                 f"Done: deleted {plural(result.saved_items, 'saved paper')} in "
                 f"{plural(result.lists, 'list')}, and {copies} nobody else had saved "
-                f"({result.total} rows in all). paperbot keeps nothing else about you."
+                f"({plural(result.total, 'row')} in all). paperbot keeps nothing else about you."
             )
 
         view = ConfirmView(owner=user, action=forget, timeout=self.bot.settings.view_timeout)

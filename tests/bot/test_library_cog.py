@@ -521,6 +521,14 @@ async def test_forgetme_confirm_deletes_everything_and_reports_counts(harness):
     assert "stores nothing about you" in nothing.content
 
 
+async def test_forgetme_of_one_empty_list_says_1_row(harness):
+    h = harness
+    await h.run_command("list", {"name": "empty"}, subcommand="create")
+    ask = await h.run_command("forgetme")
+    done = await h.click(ask.message, ask.custom_id(label="Confirm"))
+    assert "(1 row in all)" in done.content, done.content
+
+
 async def test_forgetme_cancel_and_timeout_keep_data(harness):
     h = harness
     await save(h, corpus_ids(h)[0])
