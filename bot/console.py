@@ -17,6 +17,7 @@ Lines::
 from __future__ import annotations
 
 import asyncio
+import difflib
 import logging
 import re
 import shlex
@@ -161,6 +162,13 @@ class Console:
             if sep and key in params:
                 options[key] = self.convert(params[key], value)
             else:
+                if sep and key.isidentifier():
+                    # "fromat:bib" is a typo for an option, not free text to put in the first option.
+                    close = difflib.get_close_matches(key.lower(), params, n=1, cutoff=0.75)
+                    if close:
+                        raise ValueError(
+                            f"/{' '.join(path)} has no option {key!r}: did you mean {close[0]}:?"
+                        )
                 free.append(token)
         if free:
             target = next(
@@ -176,7 +184,22 @@ class Console:
         return path[0], " ".join(path[1:]) or None, options
 
     def convert(self, param: app_commands.Parameter, value: str) -> Any:
-        """A typed option value as Discord would send it."""
+        """A typed option value as Discord would send it (Discord's client enforces the ranges)."""
+        converted = self._convert(param, value)
+        low, high = param.min_value, param.max_value
+        if isinstance(converted, str) and param.type is discord.AppCommandOptionType.string:
+            if high is not None and len(converted) > high:
+                raise ValueError(
+                    f"{param.display_name} is {len(converted):,} characters; Discord allows at most {high:,}"
+                )
+            if low is not None and len(converted) < low:
+                raise ValueError(f"{param.display_name} is empty; give it a value")
+        elif isinstance(converted, int | float) and not isinstance(converted, bool):
+            if (low is not None and converted < low) or (high is not None and converted > high):
+                raise ValueError(f"{param.display_name} must be from {low} to {high}, got {converted}")
+        return converted
+
+    def _convert(self, param: app_commands.Parameter, value: str) -> Any:
         kind = param.type
         if kind is discord.AppCommandOptionType.integer:
             try:

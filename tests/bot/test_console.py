@@ -111,3 +111,20 @@ def test_terminal_text_renders_discord_markdown():
     assert _terminal_text(r"**Search** \*x\*", ansi=False) == "Search *x*"
     assert _terminal_text("**a**", ansi=True) == "\x1b[1ma\x1b[0m"
     assert _terminal_text("<t:99999999999999:R>", ansi=False) == "<t:99999999999999:R>"  # out of range
+
+
+def test_option_typos_and_out_of_range_values_are_named(settings_factory):
+    long_query = "attention " * 500
+    code, out = console(
+        settings_factory(),
+        "/export fromat:bib\n/search sparse lmit:3\n/search sparse limit:0\n/search query:\n"
+        f"/search {long_query}\n/search time:series limit:1\n",
+    )
+    assert code == 0
+    assert "/export has no option 'fromat': did you mean format:?" in out
+    assert "format must be one of" not in out
+    assert "/search has no option 'lmit': did you mean limit:?" in out
+    assert "limit must be from 1 to 10, got 0" in out
+    assert "query is empty" in out
+    assert "query is 4,999 characters; Discord allows at most 300" in out
+    assert "Search “time:series”" in out  # a colon in free text that is no option's typo
