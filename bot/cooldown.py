@@ -1,4 +1,4 @@
-"""One per-user rate limit shared by /search, /ask and mention chat.
+"""One per-user rate limit shared by /search, /ask, /similar and mention chat.
 
 Use the :func:`shared_cooldown` check on an app command, or ``bot.cooldowns.retry_after(user_id)``
 directly (mention chat): it records a use and returns 0.0, or the seconds to wait.
