@@ -233,15 +233,33 @@ def _error_line(message: str) -> None:
     print(f"paperbot: error: {message}", file=sys.stderr)
 
 
+def _lines(stream: IO[str], name: str) -> Iterator[tuple[int, str]]:
+    """Number the lines of a --queries file; a non-UTF-8 file is a usage error naming it."""
+    number = 0
+    while True:
+        try:
+            line = stream.readline()
+        except UnicodeDecodeError:
+            raise _UsageError(f"--queries {name} is not UTF-8 text") from None
+        if not line:
+            return
+        yield number, line
+        number += 1
+
+
 def _search(args: argparse.Namespace, index: Index) -> int:
     if args.queries is None:
         results = index.search(args.query, args.top, area=args.area, author=args.author)
         _print_results(results.hits, results.total, args.query, args.json, None)
         return 0
     stream: IO[str]
-    stream = sys.stdin if str(args.queries) == "-" else args.queries.open(encoding="utf-8")
+    name = "standard input" if str(args.queries) == "-" else str(args.queries)
     try:
-        for number, line in enumerate(stream):
+        stream = sys.stdin if str(args.queries) == "-" else args.queries.open(encoding="utf-8")
+    except OSError as exc:
+        raise _UsageError(f"cannot read --queries {name}: {exc.strerror or exc}") from None
+    try:
+        for number, line in _lines(stream, name):
             query = line.rstrip("\r\n")
             try:
                 results = index.search(query, args.top, area=args.area, author=args.author)

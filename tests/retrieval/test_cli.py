@@ -99,10 +99,16 @@ def test_index_report(run, tmp_path):
         (("search", "x", "--queries", "/no/such/file"), "QUERY or --queries"),
         (("search", "--queries", "/no/such/file"), "/no/such/file"),
         (("ask", "the?"), "no searchable word"),
+        (("search", "--queries", "/"), "cannot read --queries /: Is a directory"),
+        (("search", "--queries", "<latin-1>"), "is not UTF-8 text"),
         (("frobnicate",), "invalid choice"),
     ],
 )
-def test_errors_are_one_line_and_exit_2(run, argv, fragment):
+def test_errors_are_one_line_and_exit_2(run, argv, fragment, tmp_path):
+    if "<latin-1>" in argv:
+        latin = tmp_path / "latin-1.txt"
+        latin.write_bytes("caf\xe9 models\n".encode("latin-1"))
+        argv = tuple(str(latin) if a == "<latin-1>" else a for a in argv)
     code, out, err = run(*argv)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
