@@ -22,6 +22,7 @@ import logging
 import re
 import shlex
 import sys
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -86,7 +87,7 @@ class Console:
                 if self.interactive:
                     self.out.write("paperbot> ")
                     self.out.flush()
-                line = await asyncio.to_thread(self.stdin.readline)
+                line = await _readline(self.stdin)
                 if not line:
                     break
                 line = line.strip()
@@ -282,7 +283,7 @@ class Console:
             label = field.get("label") or field.get("placeholder") or field["custom_id"]
             self.out.write(f"│ {label}: ")
             self.out.flush()
-            answer = await asyncio.to_thread(self.stdin.readline)
+            answer = await _readline(self.stdin)
             values[field["custom_id"]] = answer.rstrip("\n")
         self.write("└")
         return await h.submit_modal(exchange, values, user=h.owner)
@@ -428,6 +429,37 @@ def _terminal_text(text: str, *, ansi: bool, keep_bold: bool = False) -> str:
         text = re.sub(r"(?<!\\)\*\*(.+?)(?<!\\)\*\*", r"\1", text)
     # Discord shows \~ or \* as the bare character; so does the terminal.
     return re.sub(r"\\([*_~`|>\\])", r"\1", text)
+
+
+async def _readline(stream: IO[str]) -> str:
+    """``stream.readline()`` in a daemon thread: Ctrl-C must not wait for a line that never comes.
+
+    ``asyncio.to_thread`` would use the default executor, whose threads the interpreter joins at
+    exit, so a Ctrl-C at the prompt left the process hanging until Enter was pressed.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str] = loop.create_future()
+
+    def deliver(result: str | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result or "")
+
+    def work() -> None:
+        try:
+            result, error = stream.readline(), None
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+            result, error = None, exc
+        try:
+            loop.call_soon_threadsafe(deliver, result, error)
+        except RuntimeError:  # the loop closed while we waited (Ctrl-C)
+            pass
+
+    threading.Thread(target=work, name="paperbot-console-stdin", daemon=True).start()
+    return await future
 
 
 def run_console(settings: Settings, *, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:

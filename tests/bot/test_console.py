@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
 
@@ -128,3 +129,32 @@ def test_option_typos_and_out_of_range_values_are_named(settings_factory):
     assert "query is empty" in out
     assert "query is 4,999 characters; Discord allows at most 300" in out
     assert "Search “time:series”" in out  # a colon in free text that is no option's typo
+
+
+def test_ctrl_c_at_the_prompt_exits_130_without_waiting_for_a_line(tmp_path):
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(PROJECT_ROOT),
+        DATABASE_PATH=str(tmp_path / "c.db"),
+        INDEX_CACHE_DIR=str(tmp_path / "cache"),
+    )
+    env.pop("DISCORD_TOKEN", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "console"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        proc.stdin.write("/lists\n")
+        proc.stdin.flush()
+        assert "You have no lists yet" in proc.stdout.readline() + proc.stdout.readline()
+        proc.send_signal(signal.SIGINT)  # stdin stays open: the reader thread is still blocked
+        assert proc.wait(timeout=20) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
