@@ -20,7 +20,6 @@ import asyncio
 import difflib
 import logging
 import re
-import shlex
 import sys
 import threading
 from datetime import UTC, datetime
@@ -44,10 +43,13 @@ Type a slash command as you would in Discord, e.g.
   <number>           press the numbered button or select option of the last message
   help               this help and the list of commands
   quit               leave (end of input works too)
-Free text fills the command's first required option; other options are name:value or name:"two words".
+Free text fills the command's first required option; other options are name:value or name:"two words",
+and text after a text option belongs to it, as in Discord ("phrases" keep their quotes in a query).
 """
 
 _MENTION = re.compile(r"^@\S*\s*(.*)$", re.S)
+# A word: runs of plain characters and "double-quoted" stretches (an unclosed quote runs to the end).
+_TOKEN = re.compile(r'(?:[^\s"]+|"[^"]*"?)+')
 
 
 class Console:
@@ -135,10 +137,8 @@ class Console:
         """``search foo bar limit:3`` → (name, subcommand path, options by display name)."""
         h = self.harness
         assert h is not None  # noqa: S101
-        try:
-            tokens = shlex.split(text)
-        except ValueError:  # an apostrophe in free text: split on spaces instead
-            tokens = text.split()
+        # Quotes are kept in the words so that "phrases" reach the query language; apostrophes are text.
+        tokens = _TOKEN.findall(text)
         if not tokens:
             raise ValueError("which command? 'help' lists them")
         command: Any = h.bot.tree.get_command(tokens[0].lower())
@@ -156,21 +156,31 @@ class Console:
             path.append(tokens.pop(0).lower())
             command = child
         params = {p.display_name: p for p in command.parameters}
-        options: dict[str, Any] = {}
+        first = next((p.display_name for p in command.parameters if p.required), None)
+        raw: dict[str, str] = {}
         free: list[str] = []
+        last: str | None = None
         for token in tokens:
             key, sep, value = token.partition(":")
+            if sep and key not in params and key.isidentifier():
+                # "fromat:bib" is a typo for an option, not text to put in another option.
+                close = difflib.get_close_matches(key.lower(), params, n=1, cutoff=0.75)
+                if close:
+                    raise ValueError(f"/{' '.join(path)} has no option {key!r}: did you mean {close[0]}:?")
             if sep and key in params:
-                options[key] = self.convert(params[key], value)
+                raw[key] = value
+                last = key
+            elif last is not None and params[last].type is discord.AppCommandOptionType.string:
+                # As in Discord, what follows a text option belongs to it until the next option:
+                # query:"reward model" -quantum is the query "reward model" -quantum.
+                raw[last] += " " + token
             else:
-                if sep and key.isidentifier():
-                    # "fromat:bib" is a typo for an option, not free text to put in the first option.
-                    close = difflib.get_close_matches(key.lower(), params, n=1, cutoff=0.75)
-                    if close:
-                        raise ValueError(
-                            f"/{' '.join(path)} has no option {key!r}: did you mean {close[0]}:?"
-                        )
                 free.append(token)
+        options: dict[str, Any] = {}
+        for key, value in raw.items():
+            if key != first and len(value) >= 2 and value[0] == value[-1] == '"' and '"' not in value[1:-1]:
+                value = value[1:-1]  # area:"Reinforcement Learning"; the query keeps its "phrase"
+            options[key] = self.convert(params[key], value)
         if free:
             target = next(
                 (p for p in command.parameters if p.required and p.display_name not in options), None

@@ -158,3 +158,17 @@ def test_ctrl_c_at_the_prompt_exits_130_without_waiting_for_a_line(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_phrases_keep_their_quotes_and_text_after_an_option_belongs_to_it(settings_factory):
+    code, out = console(
+        settings_factory(),
+        '/search "reward model" -"large language" limit:1\n'
+        '/search query:"reward model" -quantum limit:1\n'
+        "/ask what's a reward model?\n",
+    )
+    assert code == 0
+    assert "Search “\"reward model\" -\"large language\"”" in out  # a phrase, not two words
+    assert "Search “\"reward model\" -quantum”" in out  # not area "-quantum"
+    assert "There is no area" not in out
+    assert "Q: what's a reward model?" in out
