@@ -73,14 +73,14 @@ class SearchCog(commands.Cog, name="Search"):
         shown = E.truncate(" ".join(query.split()), 100)
         if area:
             known = {name.casefold() for name in self.engine.complete_areas(area, 25)}
-            nearest = ", ".join(f"*{a}*" for a in self.engine.nearest_areas(area, 3)) or "none"
+            nearest = ", ".join(f"*{a}*" for a in self.engine.nearest_areas(area, 3))
             if area.casefold() not in known and not self.engine.complete_areas(area, 1):
+                if not nearest:  # not "Nearest areas: none."
+                    return f"There is no area “{area}”. Start typing in the area option to pick one."
                 return f"There is no area “{area}”. Nearest areas: {nearest}."
             if self.engine.search(query, 1, author=author).total:
-                return (
-                    f"No paper in area *{area}* matches “{shown}”. "
-                    f"Nearest areas: {nearest}. Or drop the area."
-                )
+                tip = f"Nearest areas: {nearest}. Or drop the area." if nearest else "Drop the area."
+                return f"No paper in area *{area}* matches “{shown}”. {tip}"
         if author and self.engine.search(query, 1, area=area).total:
             return (
                 f"No paper by an author matching “{author}” matches “{shown}”. "

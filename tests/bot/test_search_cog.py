@@ -119,6 +119,12 @@ async def test_no_hits_names_the_area_filter(harness):
     assert "No paper in area" in ex.content and "Nearest areas" in ex.content
 
 
+async def test_an_unknown_area_with_no_near_name_says_how_to_pick_one(harness):
+    ex = await harness.run_command("search", {"query": "learning", "area": "-quantum"})
+    assert "There is no area “-quantum”" in ex.content
+    assert "none" not in ex.content and "area option" in ex.content
+
+
 async def test_no_hits_without_filters_suggests_fewer_words(harness):
     ex = await harness.run_command("search", {"query": "zzzzqqq xylophonium"})
     assert ex.callback_type == 4 and ex.ephemeral
