@@ -211,7 +211,8 @@ def _print_report(report: IngestReport, index: Index, seconds: float) -> None:
     print(f"{plural(report.papers, 'paper')} from {files}, {source} ({seconds:.2f} s in all)")
     for f in report.files:
         print(f"  file: {f}")
-    print(f"ranking: BM25 {index.params.key()}; {len(index.terms)} terms, {len(index.post_docs)} postings")
+    terms, postings = plural(len(index.terms), "term"), plural(len(index.post_docs), "posting")
+    print(f"ranking: BM25 {index.params.key()}; {terms}, {postings}")
     if report.extra.get("cache"):
         print(f"cache: {report.extra['cache']}")
     print(f"duplicates dropped: {report.duplicates}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -83,6 +84,8 @@ def test_index_report(run, tmp_path):
     code, out, _ = run("index")
     assert code == 0 and out.startswith("40 papers from 2 files, built in")
     assert "duplicates dropped:" in out and "blocks skipped:" in out
+    ranking = next(line for line in out.splitlines() if line.startswith("ranking:"))
+    assert re.search(r"; \d{1,3}(,\d{3})+ terms, \d{1,3}(,\d{3})+ postings$", ranking), ranking
     code, out, _ = run("index", "--json")
     report = json.loads(out)
     assert code == 0 and report["papers"] == 40 and report["from_cache"] is True
