@@ -17,6 +17,7 @@ Lines::
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import difflib
 import logging
 import re
@@ -474,6 +475,8 @@ async def _readline(stream: IO[str]) -> str:
 
 def run_console(settings: Settings, *, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
     """Run the offline console until ``quit`` or end of input; 0 on success, 2 if the bot cannot start."""
+    # One person at a keyboard (or a script of commands): the per-user cooldown would only get in the way.
+    settings = dataclasses.replace(settings, cooldown_per=0.0)
     console = Console(settings, stdin or sys.stdin, stdout or sys.stdout)
     # Voice support is irrelevant offline; its "PyNaCl is not installed" warnings would only confuse.
     logging.getLogger("discord.client").setLevel(logging.ERROR)

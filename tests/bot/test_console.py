@@ -172,3 +172,10 @@ def test_phrases_keep_their_quotes_and_text_after_an_option_belongs_to_it(settin
     assert "Search “\"reward model\" -quantum”" in out  # not area "-quantum"
     assert "There is no area" not in out
     assert "Q: what's a reward model?" in out
+
+
+def test_a_script_of_many_searches_is_not_throttled(settings_factory):
+    settings = settings_factory(cooldown_rate=2, cooldown_per=60.0)
+    code, out = console(settings, "/search reward models\n" * 4)
+    assert code == 0
+    assert out.count("Search “reward models”") == 4
