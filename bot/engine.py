@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.errors import ReindexFailed, ReindexInProgress
+from bot.store import StoreError
 from retrieval.errors import RetrievalError, UnknownPaperError
 from retrieval.index import Index, open_index
 from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults
@@ -213,8 +214,15 @@ class Engine:
             )
             self.last_reconcile = None  # never report an earlier reindex's ids for this one
             if self.store is not None:
-                self.last_reconcile = await self.store.reconcile(index.papers)
-                log.info("saved lists reconciled with the new corpus: %s", self.last_reconcile)
+                try:
+                    self.last_reconcile = await self.store.reconcile(index.papers)
+                except StoreError:
+                    # The new index is serving; a failed reconcile only delays the "no longer in the
+                    # corpus" marks until the next reindex or restart. It must not turn the swap into
+                    # a reported failure.
+                    log.exception("reconciling saved lists after the reindex of %s failed", corpus)
+                else:
+                    log.info("saved lists reconciled with the new corpus: %s", self.last_reconcile)
             return report
 
 

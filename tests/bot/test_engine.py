@@ -102,6 +102,22 @@ async def test_reindex_reconciles_the_store(harness, monkeypatch):
     assert seen == [40]
 
 
+async def test_a_failed_reconcile_does_not_undo_or_fail_the_swap(harness, monkeypatch, caplog):
+    from bot.store import DatabaseBusyError
+
+    engine = harness.bot.engine
+    old = engine.index
+
+    async def busy(papers):
+        raise DatabaseBusyError("the database is busy")
+
+    monkeypatch.setattr(harness.bot.store, "reconcile", busy)
+    report = await engine.reindex()
+    assert report.papers == 40
+    assert engine.index is not old and engine.last_reconcile is None
+    assert "reconciling saved lists after the reindex" in caplog.text
+
+
 async def test_require_unknown_paper(harness):
     from retrieval.errors import UnknownPaperError
 
