@@ -14,6 +14,18 @@ from bot.console import run_console
 from bot.settings import PROJECT_ROOT
 
 
+def console_env(tmp_path) -> dict[str, str]:
+    """The environment of a `paperbot console` subprocess: files in tmp_path, never a token."""
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(PROJECT_ROOT),
+        DATABASE_PATH=str(tmp_path / "c.db"),
+        INDEX_CACHE_DIR=str(tmp_path / "cache"),
+    )
+    env.pop("DISCORD_TOKEN", None)
+    return env
+
+
 def console(settings, text: str) -> tuple[int, str]:
     out = io.StringIO()
     code = run_console(settings, stdin=io.StringIO(text), stdout=out)
@@ -84,13 +96,7 @@ def test_corrupt_database_exits_2(settings_factory, tmp_path, capsys):
     not (PROJECT_ROOT / "retrieval" / "corpus.py").exists(), reason="needs the real retrieval.corpus"
 )
 def test_cli_console_subprocess(tmp_path):
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(PROJECT_ROOT),
-        DATABASE_PATH=str(tmp_path / "c.db"),
-        INDEX_CACHE_DIR=str(tmp_path / "cache"),
-    )
-    env.pop("DISCORD_TOKEN", None)
+    env = console_env(tmp_path)
     result = subprocess.run(
         [sys.executable, "-m", "bot.cli", "console"],
         input="/search reward models\n",
@@ -132,13 +138,7 @@ def test_option_typos_and_out_of_range_values_are_named(settings_factory):
 
 
 def test_ctrl_c_at_the_prompt_exits_130_without_waiting_for_a_line(tmp_path):
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(PROJECT_ROOT),
-        DATABASE_PATH=str(tmp_path / "c.db"),
-        INDEX_CACHE_DIR=str(tmp_path / "cache"),
-    )
-    env.pop("DISCORD_TOKEN", None)
+    env = console_env(tmp_path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", "console"],
         stdin=subprocess.PIPE,
