@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -139,24 +139,26 @@ class ResultsView(Paginator):
         super().__init__(source, owner=owner, timeout=bot.settings.view_timeout)
         self.bot = bot
         self.ephemeral = ephemeral
-        self.save_select: discord.ui.Select[ResultsView] = discord.ui.Select(
-            placeholder="Save a paper from this page…",
+        self.save_select = self._paper_select("Save a paper from this page…", 1, self._on_save)
+        self.similar_select = self._paper_select("Show papers similar to…", 2, self._on_similar)
+
+    def _paper_select(
+        self,
+        placeholder: str,
+        row: int,
+        callback: Callable[[discord.Interaction], Awaitable[None]],
+    ) -> discord.ui.Select[ResultsView]:
+        """A select of this page's papers (options are filled per page by update_items)."""
+        select: discord.ui.Select[ResultsView] = discord.ui.Select(
+            placeholder=placeholder,
             min_values=1,
             max_values=1,
-            row=1,
+            row=row,
             options=[discord.SelectOption(label="—", value="-")],
         )
-        self.save_select.callback = self._on_save  # type: ignore[method-assign]
-        self.similar_select: discord.ui.Select[ResultsView] = discord.ui.Select(
-            placeholder="Show papers similar to…",
-            min_values=1,
-            max_values=1,
-            row=2,
-            options=[discord.SelectOption(label="—", value="-")],
-        )
-        self.similar_select.callback = self._on_similar  # type: ignore[method-assign]
-        self.add_item(self.save_select)
-        self.add_item(self.similar_select)
+        select.callback = callback  # type: ignore[method-assign]
+        self.add_item(select)
+        return select
 
     def update_items(self, page: Page) -> None:
         super().update_items(page)
