@@ -396,14 +396,14 @@ class Index:
 
     def answer(self, question: str, k: int = 4) -> Answer:
         """An extractive answer: up to ``k`` sentences from the top papers that bear on the question
-        (fewer when fewer do; see :func:`retrieval.search.answer`), with their papers.
+        (fewer when fewer do; see :func:`retrieval.answer.answer`), with their papers.
 
         Raises:
             EmptyQueryError: The question has no searchable word.
             QueryError: The question is too long.
             ValueError: k out of 1..10.
         """
-        from retrieval.search import answer
+        from retrieval.answer import answer
 
         return answer(self, question, k)
 
