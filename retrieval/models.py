@@ -72,7 +72,7 @@ class SearchResults:
 
     Attributes:
         hits: The hits of this page, best first.
-        total: How many papers matched in all (after filters, score > 0).
+        total: How many papers matched in all (after filters): every paper holding a query word.
         offset: Index of the first hit of this page in the full result list.
         query: The query text as given.
     """

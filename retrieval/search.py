@@ -25,7 +25,7 @@ from retrieval.tokenize import iter_words, match_spans, tokenize
 if TYPE_CHECKING:
     from retrieval.index import Index
 
-__all__ = ["MAX_K", "SNIPPET_LIMIT", "make_snippet", "rank", "search", "similar"]
+__all__ = ["MAX_K", "SNIPPET_LIMIT", "make_snippet", "match_counts", "rank", "search", "similar"]
 
 #: Largest page size accepted by search/similar.
 MAX_K = 100
@@ -49,9 +49,13 @@ def _check_k(k: int, limit: int = MAX_K) -> None:
 
 
 def _top(
-    index: Index, scores: npt.NDArray[np.float64], candidates: npt.NDArray[np.bool_], need: int
+    scores: npt.NDArray[np.float64],
+    counts: npt.NDArray[np.int32],
+    candidates: npt.NDArray[np.bool_],
+    need: int,
 ) -> tuple[npt.NDArray[np.int64], int]:
-    """The best ``need`` candidate docs by (score desc, corpus order), and the candidate count."""
+    """The best ``need`` candidate docs by (score desc, matched query words desc, corpus order), and
+    the candidate count."""
     docs = np.flatnonzero(candidates)
     total = len(docs)
     if total == 0 or need <= 0:
@@ -63,8 +67,22 @@ def _top(
         cut = values[np.argpartition(-values, need - 1)[need - 1]]
         keep = values >= cut
         docs, values = docs[keep], values[keep]
-    order = np.lexsort((docs, -values))[:need]
+    order = np.lexsort((docs, -counts[docs], -values))[:need]
     return docs[order], total
+
+
+def match_counts(index: Index, words: Iterable[Iterable[str]]) -> npt.NDArray[np.int32]:
+    """How many of the query ``words`` each paper contains; a word is the set of its index tokens
+    (a hyphenated word has several) and counts once when the paper holds any of them."""
+    counts = np.zeros(len(index), dtype=np.int32)
+    for word in words:
+        lists = [index.term_docs(t) for t in dict.fromkeys(word)]
+        lists = [d for d in lists if len(d)]
+        if not lists:
+            continue
+        docs = lists[0] if len(lists) == 1 else np.unique(np.concatenate(lists))
+        counts[docs] += 1  # doc ids within one list are unique
+    return counts
 
 
 def _filter_mask(
@@ -112,19 +130,31 @@ def rank(
     terms: Sequence[str],
     need: int,
     mask: npt.NDArray[np.bool_] | None = None,
+    words: Sequence[Iterable[str]] | None = None,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], int]:
-    """Top ``need`` docs for ``terms`` among ``mask``; scores > 0 and containing some query term.
+    """Top ``need`` docs for ``terms`` among ``mask``.
+
+    The hit rule: every paper that contains a query term is a hit, whatever its score; no other paper
+    is. Scores are rank-bm25's ``get_scores(terms)`` exactly, so a hit may score 0 (BM25Okapi's idf is
+    0 for a word in exactly half the papers) or less (its epsilon floor is negative in tiny corpora).
+    Hits are ordered by score, then by how many query ``words`` they contain, then corpus order.
+
+    Args:
+        index: The index.
+        terms: Query tokens, repeats counting twice as in rank-bm25.
+        need: How many docs to return.
+        mask: Papers allowed (filters), or None for all.
+        words: The query words as groups of tokens, for the tie-break (default: each distinct term).
 
     Returns:
-        ``(docs, all_scores, total)``.
+        ``(docs, all_scores, total)``: the top docs, every paper's score, and the number of hits.
     """
-    scores, hit = index.score_terms(terms)
-    candidates = scores > 0
-    if hit is not None:
-        candidates &= hit  # BM25Plus gives every doc a positive floor; require a real match
+    scores, _ = index.score_terms(terms)
+    counts = match_counts(index, words if words is not None else [(t,) for t in dict.fromkeys(terms)])
+    candidates = counts > 0
     if mask is not None:
         candidates &= mask
-    docs, total = _top(index, scores, candidates, need)
+    docs, total = _top(scores, counts, candidates, need)
     return docs, scores, total
 
 
@@ -151,7 +181,7 @@ def search(
         raise ValueError(f"offset must be an integer >= 0, not {offset!r}")
     parsed = parse_query(query)
     mask = _filter_mask(index, parsed, area, author)
-    docs, scores, total = rank(index, parsed.terms, offset + k, mask)
+    docs, scores, total = rank(index, parsed.terms, offset + k, mask, [w.tokens for w in parsed.words])
     stems = {t for w in parsed.words for t in w.tokens}
     hits = []
     for i, doc in enumerate(docs[offset : offset + k].tolist()):
