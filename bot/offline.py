@@ -61,6 +61,7 @@ CHANNEL_ID = 1400000000000000001
 DM_CHANNEL_ID = 1400000000000000999
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+TOKEN_LIFETIME = 15 * 60  # seconds Discord accepts an interaction's token (webhook routes) after it
 # Tasks discord.py spawns for one event; the injectors wait for all of them.
 TASK_PATTERNS = (
     re.compile(r"^CommandTree-invoker$"),
@@ -100,9 +101,10 @@ def loopback_only_trace() -> aiohttp.TraceConfig:
 _ids = itertools.count(1)
 
 
-def snowflake() -> int:
-    """A fresh, increasing, Discord-shaped id."""
-    return discord.utils.time_snowflake(dt.datetime.now(dt.UTC)) + next(_ids) % 4096
+def snowflake(ago: float = 0.0) -> int:
+    """A fresh, increasing, Discord-shaped id (of ``ago`` seconds in the past)."""
+    when = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=ago)
+    return discord.utils.time_snowflake(when) + next(_ids) % 4096
 
 
 def _now() -> str:
@@ -217,6 +219,9 @@ class FakeDiscord:
         self._component_ids = itertools.count(1)
         self.gateway_sessions = 0
         self.reject_token = False  # answer 401 to GET /users/@me, as Discord does for a bad token
+        # Interaction tokens to treat as expired (tokens also expire TOKEN_LIFETIME after their
+        # interaction's id, so a back-dated interaction's token expires as on Discord).
+        self.expired_tokens: set[str] = set()
         self.identified = threading.Event()  # set once a bot identified on the fake gateway
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -661,6 +666,10 @@ class FakeDiscord:
         if record is None:
             return 404, {"message": "Unknown Webhook", "code": 10015}
         r.interaction_id = record.id
+        age = (dt.datetime.now(dt.UTC) - discord.utils.snowflake_time(record.id)).total_seconds()
+        if token in self.expired_tokens or age > TOKEN_LIFETIME:
+            r.expected_error = True  # the test expired it
+            return 401, {"message": "Invalid Webhook Token", "code": 50027}
         body = r.json if isinstance(r.json, dict) else {}
         if len(parts) == 3 and r.method == "POST":  # followup
             message = self.make_message(
@@ -854,6 +863,7 @@ class Harness:
         self.channel_id = CHANNEL_ID
         self._tokens = itertools.count(1)
         self.task_timeout = 30.0  # seconds an injected event's tasks may take before TimeoutError
+        self.interaction_age = 0.0  # seconds by which new interactions (and their tokens) are back-dated
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -924,7 +934,7 @@ class Harness:
         channel_id: int | None = None,
     ) -> dict[str, Any]:
         user = user or self.alice
-        interaction_id = snowflake()
+        interaction_id = snowflake(self.interaction_age)
         channel = channel_id or (self.channel_id if guild else DM_CHANNEL_ID)
         perms = str(DEFAULT_PERMISSIONS.value if permissions is None else permissions)
         payload: dict[str, Any] = {

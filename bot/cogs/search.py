@@ -116,7 +116,7 @@ class SearchCog(commands.Cog, name="Search"):
         callback = await interaction.response.send_message(
             embeds=E.paper_embeds(paper, saved=saved), view=view, ephemeral=not public
         )
-        view.attach(callback)
+        view.attach(callback, interaction)
 
     @paper.autocomplete("paper_id")
     async def paper_id_autocomplete(

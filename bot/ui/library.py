@@ -171,7 +171,7 @@ class ConfirmView(BaseView):
     async def start(self, interaction: discord.Interaction, question: str) -> None:
         """Ask ``question`` ephemerally as the response to ``interaction`` with the two buttons."""
         sent = await interaction.response.send_message(E.fit_content(question), view=self, ephemeral=True)
-        self.attach(sent)
+        self.attach(sent, interaction)
 
     def _finish(self, outcome: str) -> bool:
         """Record the outcome once; False when the view was already answered (double click)."""
@@ -208,10 +208,4 @@ class ConfirmView(BaseView):
             return
         self.outcome = "expired"
         self.disable_all()
-        if self.message is None:
-            return
-        try:
-            await self.message.edit(content=self.expired_text, view=self)
-        except discord.HTTPException as exc:
-            # An ephemeral message can only be edited for 15 minutes through the interaction token.
-            log.debug("could not expire the confirmation %s: %s", self.message.id, exc)
+        await self.edit_message(content=self.expired_text, view=self)

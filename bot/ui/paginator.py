@@ -109,11 +109,10 @@ class Paginator(BaseView):
         if not self.children:
             kwargs["view"] = discord.utils.MISSING  # a single page needs no view at all
         if interaction.response.is_done():
-            self.message = await interaction.followup.send(ephemeral=ephemeral, wait=True, **kwargs)
+            sent: Any = await interaction.followup.send(ephemeral=ephemeral, wait=True, **kwargs)
         else:
-            callback = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
-            resource = callback.resource if callback is not None else None
-            self.message = resource if isinstance(resource, discord.InteractionMessage) else None
+            sent = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+        self.attach(sent, interaction)
         if not self.children:
             self.stop()
 
