@@ -1204,8 +1204,12 @@ class Harness:
         guild: bool = True,
         author_is_bot: bool = False,
         raw: bool = False,
+        role_ids: Iterable[int] = (),
     ) -> Exchange:
-        """MESSAGE_CREATE with content ``"<@bot> " + text`` (``raw=True`` sends ``text`` as is)."""
+        """MESSAGE_CREATE with content ``"<@bot> " + text`` (``raw=True`` sends ``text`` as is).
+
+        ``role_ids`` are the roles the message mentions (``mention_roles``); put ``<@&id>`` in the text.
+        """
         user = dict(user or self.alice)
         if author_is_bot:
             user["bot"] = True
@@ -1225,7 +1229,7 @@ class Harness:
             "mentions": [self.fake.bot_user]
             if f"<@{bot_id}>" in content or f"<@!{bot_id}>" in content
             else [],
-            "mention_roles": [],
+            "mention_roles": [str(r) for r in role_ids],
             "attachments": [],
             "embeds": [],
             "components": [],

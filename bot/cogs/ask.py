@@ -67,15 +67,31 @@ class AskCog(commands.Cog, name="Ask"):
     # -- mention chat -------------------------------------------------------------------------
 
     def question_from(self, message: discord.Message) -> str | None:
-        """The text after the bot's mention, or None when the bot is not mentioned."""
+        """The message's question, or None when it is not for the bot.
+
+        A message is for the bot when it mentions the bot, mentions the bot's own managed role (Discord's
+        @-menu often offers the role first), or is a DM: in a DM every message is for the bot.
+        """
         me = self.bot.user
-        if me is None or not any(user.id == me.id for user in message.mentions):
+        if me is None:
             return None
-        return re.sub(rf"<@!?{me.id}>", " ", message.content).strip()
+        patterns = [rf"<@!?{me.id}>"]
+        guild = message.guild
+        role = guild.self_role if isinstance(guild, discord.Guild) else None
+        if role is not None:
+            patterns.append(rf"<@&{role.id}>")
+        for_me = (
+            any(user.id == me.id for user in message.mentions)
+            or (role is not None and role.id in message.raw_role_mentions)
+            or isinstance(message.channel, discord.DMChannel)
+        )
+        if not for_me:
+            return None
+        return re.sub("|".join(patterns), " ", message.content).strip()
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
-        """Answer a message that mentions the bot (in a channel or a DM) as a reply to it."""
+        """Answer a message for the bot (a mention in a channel, any DM) as a reply to it."""
         if message.author.bot or (self.bot.user is not None and message.author.id == self.bot.user.id):
             return
         question = self.question_from(message)

@@ -120,3 +120,84 @@ async def test_mention_unexpected_error_replies_with_id(harness, monkeypatch, ca
 async def test_long_questions_stay_within_limits(harness, question):
     ex = await harness.run_command("ask", {"question": question})
     assert ex.callback_type == 4
+
+
+async def test_a_dm_without_a_mention_is_answered(harness):
+    ex = await harness.mention(QUESTION, guild=False, raw=True)
+    [post] = [r for r in ex.requests if r.method == "POST"]
+    assert post.json["embeds"][0]["title"].startswith("Q: ")
+    assert int(post.json["message_reference"]["message_id"]) == int(ex.payload["id"])
+
+
+def guild_create(h, role_id: int) -> dict:
+    """A GUILD_CREATE for the test guild holding the bot's managed role (as Discord sends on join)."""
+    everyone = {
+        "id": str(h.guild_id),
+        "name": "@everyone",
+        "permissions": "0",
+        "position": 0,
+        "color": 0,
+        "hoist": False,
+        "managed": False,
+        "mentionable": False,
+        "flags": 0,
+    }
+    bot_role = dict(
+        everyone,
+        id=str(role_id),
+        name="paperbot",
+        position=1,
+        managed=True,
+        tags={"bot_id": str(h.fake.application_id)},
+    )
+    return {
+        "id": str(h.guild_id),
+        "name": "Reading group",
+        "icon": None,
+        "owner_id": h.owner["id"],
+        "roles": [everyone, bot_role],
+        "emojis": [],
+        "stickers": [],
+        "features": [],
+        "channels": [
+            {
+                "id": str(h.channel_id),
+                "type": 0,
+                "name": "papers",
+                "position": 0,
+                "permission_overwrites": [],
+                "guild_id": str(h.guild_id),
+            }
+        ],
+        "members": [],
+        "threads": [],
+        "voice_states": [],
+        "presences": [],
+        "member_count": 2,
+        "large": False,
+        "unavailable": False,
+        "joined_at": "2026-01-01T00:00:00+00:00",
+        "verification_level": 0,
+        "default_message_notifications": 0,
+        "explicit_content_filter": 0,
+        "mfa_level": 0,
+        "nsfw_level": 0,
+        "premium_tier": 0,
+        "preferred_locale": "en-US",
+        "system_channel_flags": 0,
+        "afk_timeout": 300,
+        "stage_instances": [],
+        "guild_scheduled_events": [],
+        "soundboard_sounds": [],
+    }
+
+
+async def test_a_mention_of_the_bots_managed_role_is_a_mention(harness):
+    role_id = 1600000000000000001
+    harness.bot._connection.parsers["GUILD_CREATE"](guild_create(harness, role_id))
+    ex = await harness.mention(f"<@&{role_id}> {QUESTION}", raw=True, role_ids=[role_id])
+    [post] = [r for r in ex.requests if r.method == "POST"]
+    assert post.json["embeds"][0]["title"] == f"Q: {QUESTION}"  # the role mention is not in the question
+    other_role = 1600000000000000002
+    ignored = await harness.mention(f"<@&{other_role}> {QUESTION}", raw=True, role_ids=[other_role])
+    assert ignored.requests == []
