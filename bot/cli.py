@@ -61,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"paperbot: {exc}", file=sys.stderr)
             return 2
         setup_logging(settings.log_level if args.log_level else "WARNING")
+        from bot import render
         from retrieval import cli as retrieval_cli
 
         forwarded = [command, *remaining]
@@ -71,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             default_corpus=settings.corpus_path,
             params=settings.bm25,
             cache_dir=settings.index_cache_dir,
+            render_snippet=render.snippet,
         )
 
     if command not in {"run", "console"}:

@@ -11,13 +11,13 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from retrieval.errors import QueryError, RetrievalError
 from retrieval.index import BM25Params, Index, Progress, open_index
-from retrieval.models import Answer, Hit, IngestReport
+from retrieval.models import Answer, Hit, IngestReport, Snippet
 from retrieval.search import MAX_K
 from retrieval.text import plural
 
@@ -123,39 +123,51 @@ def _open(corpus: Path, params: BM25Params, cache_dir: Path | None) -> tuple[Ind
 # -- output ---------------------------------------------------------------------------------------
 
 
-def _hit_json(hit: Hit, extra: dict[str, Any] | None = None) -> str:
+def _plain_snippet(spans: Snippet | None) -> str:
+    return spans.plain if spans is not None else ""
+
+
+RenderSnippet = Callable[[Snippet | None], str]
+
+
+def _hit_json(hit: Hit, render: RenderSnippet, extra: dict[str, Any] | None = None) -> str:
     p = hit.paper
     row: dict[str, Any] = dict(extra or {})
     row.update(
         rank=hit.rank, id=p.id, title=p.title, authors=list(p.authors), area=p.area, score=hit.score,
-        snippet=hit.snippet, abstract=p.abstract, matched_terms=list(hit.matched_terms), url=p.url,
+        snippet=render(hit.snippet), abstract=p.abstract, matched_terms=list(hit.matched_terms), url=p.url,
     )
     return json.dumps(row, ensure_ascii=False)
 
 
-def _hit_text(hit: Hit) -> Iterator[str]:
+def _hit_text(hit: Hit, render: RenderSnippet) -> Iterator[str]:
     p = hit.paper
     authors = ", ".join(p.authors[:6]) + (" et al." if len(p.authors) > 6 or p.et_al else "")
     yield f"{hit.rank:>3}. {p.title}  [{p.id}]  score {hit.score:.3f}"
     details = " · ".join(x for x in (authors, p.area) if x)
     if details:
         yield f"     {details}"
-    yield f"     {hit.snippet}"
+    yield f"     {render(hit.snippet)}"
 
 
 def _print_results(
-    results_hits: Sequence[Hit], total: int, query: str, as_json: bool, index_no: int | None
+    results_hits: Sequence[Hit],
+    total: int,
+    query: str,
+    as_json: bool,
+    index_no: int | None,
+    render: RenderSnippet,
 ) -> None:
     if as_json:
         for hit in results_hits:
-            print(_hit_json(hit, None if index_no is None else {"query_index": index_no}))
+            print(_hit_json(hit, render, None if index_no is None else {"query_index": index_no}))
         return
     header = f"{plural(total, 'result')} for {query!r}"
     if index_no is not None:
         header = f"[{index_no}] {header}"
     print(header)
     for hit in results_hits:
-        for line in _hit_text(hit):
+        for line in _hit_text(hit, render):
             print(line)
 
 
@@ -248,10 +260,10 @@ def _lines(stream: IO[str], name: str) -> Iterator[tuple[int, str]]:
         number += 1
 
 
-def _search(args: argparse.Namespace, index: Index) -> int:
+def _search(args: argparse.Namespace, index: Index, render: RenderSnippet) -> int:
     if args.queries is None:
         results = index.search(args.query, args.top, area=args.area, author=args.author)
-        _print_results(results.hits, results.total, args.query, args.json, None)
+        _print_results(results.hits, results.total, args.query, args.json, None, render)
         return 0
     stream: IO[str]
     name = "standard input" if str(args.queries) == "-" else str(args.queries)
@@ -271,14 +283,21 @@ def _search(args: argparse.Namespace, index: Index) -> int:
                 else:
                     print(f"paperbot: query {number}: {exc}", file=sys.stderr)
                 continue
-            _print_results(results.hits, results.total, query, args.json, number)
+            _print_results(results.hits, results.total, query, args.json, number, render)
     finally:
         if stream is not sys.stdin:
             stream.close()
     return 0
 
 
-def main(argv: list[str], *, default_corpus: Path, params: BM25Params, cache_dir: Path | None) -> int:
+def main(
+    argv: list[str],
+    *,
+    default_corpus: Path,
+    params: BM25Params,
+    cache_dir: Path | None,
+    render_snippet: RenderSnippet | None = None,
+) -> int:
     """Run ``search``, ``ask`` or ``index``.
 
     Args:
@@ -286,6 +305,8 @@ def main(argv: list[str], *, default_corpus: Path, params: BM25Params, cache_dir
         default_corpus: Corpus used when ``--corpus`` is not given.
         params: Ranking parameters.
         cache_dir: Index cache folder (None: beside the corpus).
+        render_snippet: Turns a hit's snippet spans into the printed text (default: plain text;
+            ``paperbot`` passes ``bot.render.snippet``, query words in ``**bold**``).
 
     Returns:
         The exit code: 0 on success, 2 on a usage, corpus or query error, 1 on an unexpected failure.
@@ -305,7 +326,7 @@ def main(argv: list[str], *, default_corpus: Path, params: BM25Params, cache_dir
         started = time.perf_counter()
         index, report = _open(corpus, params, cache_dir)
         if args.command == "search":
-            return _search(args, index)
+            return _search(args, index, render_snippet or _plain_snippet)
         if args.command == "ask":
             answer = index.answer(args.question, args.sentences)
             if args.json:

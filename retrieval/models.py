@@ -48,6 +48,34 @@ class Paper:
 
 
 @dataclass(frozen=True, slots=True)
+class Snippet:
+    """What a hit's snippet is made of, as data: ``bot.render`` turns it into Discord text.
+
+    Attributes:
+        text: The paper's abstract as plain display text (LaTeX already turned into Unicode, no
+            markdown), its sentences joined by single spaces.
+        sentences: ``(start, end)`` spans in ``text`` of the one or two sentences chosen, in text order.
+        matches: ``(start, end)`` spans in ``text`` of the query words found in those sentences.
+    """
+
+    text: str
+    sentences: tuple[tuple[int, int], ...]
+    matches: tuple[tuple[int, int], ...]
+
+    @property
+    def plain(self) -> str:
+        """The chosen sentences as plain text (non-adjacent ones joined by `` … ``)."""
+        parts: list[str] = []
+        last = -2
+        for a, b in self.sentences:
+            if parts and a != last + 1:
+                parts.append("\u2026")
+            parts.append(self.text[a:b])
+            last = b
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     """One ranked search result.
 
@@ -56,14 +84,20 @@ class Hit:
         score: BM25 score (equal to rank-bm25's ``get_scores`` for the same tokens).
         rank: 1-based rank in the full result list (offset included).
         matched_terms: Query words (as the user typed them, lowercased) that occur in the paper.
-        snippet: The best one or two sentences, query words in ``**bold**``, at most 300 characters.
+        snippet: The best one or two sentences and the query words in them, as spans (render them
+            with ``bot.render.snippet``); None when not computed.
     """
 
     paper: Paper
     score: float
     rank: int
     matched_terms: tuple[str, ...]
-    snippet: str
+    snippet: Snippet | None = None
+
+    @property
+    def id(self) -> str:
+        """The paper's id."""
+        return self.paper.id
 
 
 @dataclass(frozen=True, slots=True)

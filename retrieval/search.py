@@ -8,7 +8,6 @@ per-paper Python work (Hit, matched terms, snippet) happens only for the k hits 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -17,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from retrieval.errors import UnknownPaperError
-from retrieval.models import Hit, Paper, SearchResults
+from retrieval.models import Hit, Paper, SearchResults, Snippet
 from retrieval.query import ParsedQuery, QueryWord, parse_query
 from retrieval.text import split_sentences, strip_markup
 from retrieval.tokenize import iter_words, match_spans, tokenize
@@ -25,18 +24,15 @@ from retrieval.tokenize import iter_words, match_spans, tokenize
 if TYPE_CHECKING:
     from retrieval.index import Index
 
-__all__ = ["MAX_K", "SNIPPET_LIMIT", "make_snippet", "match_counts", "rank", "search", "similar"]
+__all__ = ["MAX_K", "SNIPPET_LIMIT", "match_counts", "rank", "search", "similar", "snippet_spans"]
 
 #: Largest page size accepted by search/similar.
 MAX_K = 100
-#: Longest snippet, in characters, markdown included.
+#: Longest snippet, in characters, markdown included (``bot.render`` cuts it to this).
 SNIPPET_LIMIT = 300
 #: Distinctive terms of a paper used as the query of :func:`similar`.
 SIMILAR_TERMS = 25
 
-# Discord markdown characters escaped in snippets, so only our own **bold** is markup.
-_MARKDOWN_RE = re.compile(r"([\\*_~`|>#\[\]])")
-_ELLIPSIS = "\u2026"
 
 
 def _check_k(k: int, limit: int = MAX_K) -> None:
@@ -192,7 +188,7 @@ def search(
                 score=float(scores[doc]),
                 rank=offset + i + 1,
                 matched_terms=_matched(index, doc, parsed.words),
-                snippet=make_snippet(paper, stems, index),
+                snippet=snippet_spans(paper, stems, index),
             )
         )
     return SearchResults(hits=tuple(hits), total=total, offset=offset, query=query)
@@ -234,7 +230,7 @@ def similar(index: Index, paper_id: str, k: int = 5) -> list[Hit]:
             score=float(scores[doc]),
             rank=i + 1,
             matched_terms=_matched(index, doc, words),
-            snippet=make_snippet(index.papers[doc], stems, index),
+            snippet=snippet_spans(index.papers[doc], stems, index),
         )
         for i, doc in enumerate(docs.tolist())
     ]
@@ -251,8 +247,8 @@ _SENTENCE_CACHE_MAX = 4096
 def _sentence_spans(paper: Paper) -> tuple[str, list[tuple[int, int]]]:
     """The paper's display abstract as plain text and the (start, end) span of each sentence.
 
-    strip_markup is latex_to_display without its markdown (LaTeX already turned into Unicode):
-    snippets add their own **bold** and escape the rest, so nothing can unbalance them. Memoised
+    strip_markup is latex_to_display without its markdown (LaTeX already turned into Unicode): the
+    renderer adds its own **bold** and escapes the rest, so nothing can unbalance it. Memoised
     per abstract text (a bounded dict) because paging re-renders the same hits.
     """
     key = paper.abstract or paper.title
@@ -281,101 +277,29 @@ def _idf(index: Index | None, term: str) -> float:
     return math.log((len(index) + 1) / max(df, 1))
 
 
-def _escape(text: str) -> str:
-    return _MARKDOWN_RE.sub(r"\\\1", text)
-
-
-_ATOM_RE = re.compile(r"\S+")
-
-
-def _render_atoms(
-    text: str, start: int, end: int, bold: list[tuple[int, int, tuple[str, ...]]]
-) -> list[tuple[str, bool]]:
-    """``text[start:end]`` as whitespace-separated atoms rendered as markdown (the ``bold`` spans
-    bold, other markdown characters escaped), each with a flag telling whether it has a bold word.
-    Bold never spans atoms, so cutting between atoms keeps the markdown balanced."""
-    escape = _escape if _MARKDOWN_RE.search(text, start, end) else str
-    spans = [(a, b) for a, b, _ in bold if start <= a < end]
-    atoms: list[tuple[str, bool]] = []
-    span_i = 0
-    for m in _ATOM_RE.finditer(text, start, end):
-        a_start, a_end = m.span()
-        if span_i >= len(spans) or spans[span_i][0] >= a_end:
-            atoms.append((escape(m.group(0)), False))
-            continue
-        pieces: list[str] = []
-        pos = a_start
-        while span_i < len(spans) and spans[span_i][0] < a_end:
-            s, e = spans[span_i]
-            s, e = max(s, a_start), min(e, a_end)
-            pieces.append(escape(text[pos:s]))
-            pieces.append(f"**{escape(text[s:e])}**")
-            pos = e
-            if spans[span_i][1] <= a_end:
-                span_i += 1
-            else:
-                break
-        pieces.append(escape(text[pos:a_end]))
-        atoms.append(("".join(pieces), True))
-    return atoms
-
-
-def _fit(atoms: list[tuple[str, bool]], limit: int) -> str:
-    """Join atoms with spaces within ``limit`` characters, cutting at atom boundaries (with an
-    ellipsis) and starting a little before the first bold atom when the start would not fit."""
-    text = " ".join(a for a, _ in atoms)
-    if len(text) <= limit:
-        return text
-    first_bold = next((i for i, (_, b) in enumerate(atoms) if b), 0)
-    # Start a few words before the first match when the match would otherwise fall off the end.
-    start = 0
-    if sum(len(a) + 1 for a, _ in atoms[: first_bold + 1]) > limit * 0.6:
-        start = max(0, first_bold - 6)
-    out: list[str] = [_ELLIPSIS] if start > 0 else []
-    used = len(out[0]) if out else 0
-    cut = False
-    for atom, _ in atoms[start:]:
-        extra = len(atom) + (1 if out else 0)
-        if used + extra > limit - 2:  # keep room for " …"
-            cut = True
-            break
-        out.append(atom)
-        used += extra
-    if not out or (out == [_ELLIPSIS]):
-        # A single giant atom (a URL, a formula): cut its plain text, unbolded and escaped.
-        plain = atoms[start][0].replace("**", "")
-        piece = plain[: limit - 2]
-        while piece.endswith("\\"):
-            piece = piece[:-1]
-        return (_ELLIPSIS if start > 0 else "") + piece[: limit - 2 - (1 if start > 0 else 0)] + _ELLIPSIS
-    text = " ".join(out)
-    if cut:
-        text += " " + _ELLIPSIS
-    return text
-
-
-def make_snippet(
+def snippet_spans(
     paper: Paper, stems: set[str], index: Index | None = None, limit: int = SNIPPET_LIMIT
-) -> str:
-    """The best one or two sentences of the paper's display abstract, query words in ``**bold**``.
+) -> Snippet:
+    """Where a hit's snippet comes from: the best one or two sentences of the paper's display
+    abstract and the query words in them, as character spans (no markdown; ``bot.render`` draws it).
 
     Sentences are scored by the idf of the distinct query terms they contain; the best one is kept,
-    plus the next best when both fit. Matching is by token, so ``models`` bolds ``model``. Other
-    markdown characters are escaped; the result is at most ``limit`` characters and its markdown is
-    balanced (cuts happen between words, never inside bold).
+    plus the next best when both fit in ``limit`` characters. Matching is by token, so ``models``
+    matches ``model``.
 
     Args:
         paper: The paper.
         stems: Query tokens (as produced by the tokenizer).
         index: For idf weights (uniform weights without it).
-        limit: Maximum length in characters.
+        limit: The length the snippet will be cut to (the second sentence is kept only if it fits).
 
     Returns:
-        The snippet (markdown).
+        The plain display text of the abstract, the chosen sentences' spans (in text order) and the
+        query-word matches in them.
     """
     text, spans = _sentence_spans(paper)
     if not spans:
-        return ""
+        return Snippet(text="", sentences=(), matches=())
     # Score sentences with the fast tokenizer; locate words (slower) only in the chosen ones.
     found = [stems.intersection(tokenize(text[a:b])) for a, b in spans] if stems else [set() for _ in spans]
     weights = {t: _idf(index, t) for t in stems}
@@ -398,11 +322,9 @@ def make_snippet(
             second = scored[best[1] + 1] if best[1] + 1 < len(scored) else scored[best[1] - 1]
         if length(best[1]) + length(second[1]) + 3 <= limit:
             chosen = sorted([best[1], second[1]])
-    atoms: list[tuple[str, bool]] = []
-    for j, i in enumerate(chosen):
-        if j and i != chosen[j - 1] + 1:
-            atoms.append((_ELLIPSIS, False))
-        a, b = spans[i]
-        matches = [(a + x, a + y, t) for x, y, t in match_spans(text[a:b], stems)] if found[i] else []
-        atoms.extend(_render_atoms(text, a, b, matches))
-    return _fit(atoms, limit)
+    matches: list[tuple[int, int]] = []
+    for i in chosen:
+        if found[i]:
+            a, b = spans[i]
+            matches.extend((a + x, a + y) for x, y, _ in match_spans(text[a:b], stems))
+    return Snippet(text=text, sentences=tuple(spans[i] for i in chosen), matches=tuple(matches))

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 import discord
 
+from bot import render
 from retrieval.models import Answer, Hit, Paper, SearchResults
 from retrieval.text import plural
 
@@ -149,9 +150,7 @@ def fit_embeds(embeds: Iterable[discord.Embed], *, total: int = EMBED_TOTAL) -> 
 
 def display(text: str) -> str:
     """Abstract/title text as Discord shows it (LaTeX converted to readable Unicode)."""
-    from retrieval.text import latex_to_display
-
-    return latex_to_display(text or "")
+    return render.display(text)
 
 
 def paper_title(paper: Paper) -> str:
@@ -166,7 +165,7 @@ def hit_embed(hit: Hit, *, saved: bool = False) -> discord.Embed:
     embed = discord.Embed(
         title=truncate(title, TITLE_LIMIT),
         url=paper.url or None,
-        description=truncate(hit.snippet or display(paper.abstract), 600),
+        description=truncate(render.snippet(hit.snippet) or display(paper.abstract), 600),
         colour=BRAND,
     )
     embed.add_field(

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.ui import embeds as E
-from retrieval.models import Answer, AnswerSentence, Hit, Paper
+from retrieval.models import Answer, AnswerSentence, Hit, Paper, Snippet
 from retrieval.text import truncate as text_truncate
 
 
@@ -82,7 +82,10 @@ def test_paper_embeds_split_long_abstracts():
 
 def test_hits_embeds_fit_ten_long_hits():
     hits = [
-        Hit(paper=paper(i, authors=300), score=1.0, rank=i + 1, matched_terms=(), snippet="s" * 300)
+        Hit(
+            paper=paper(i, authors=300), score=1.0, rank=i + 1, matched_terms=(),
+            snippet=Snippet("s" * 300, ((0, 300),), ()),
+        )
         for i in range(10)
     ]
     embeds = E.hits_embeds(hits)

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from bot import render
 from retrieval.cli import main
 from retrieval.index import BM25Params
 
@@ -16,7 +17,11 @@ FIELDS = {"rank", "id", "title", "authors", "area", "score", "snippet", "abstrac
 @pytest.fixture()
 def run(corpus_copy, tmp_path, capsys):
     def _run(*argv: str) -> tuple[int, str, str]:
-        code = main(list(argv), default_corpus=corpus_copy, params=BM25Params(), cache_dir=tmp_path / "cache")
+        # As the paperbot command runs it: snippets rendered by the bot's renderer.
+        code = main(
+            list(argv), default_corpus=corpus_copy, params=BM25Params(), cache_dir=tmp_path / "cache",
+            render_snippet=render.snippet,
+        )
         out, err = capsys.readouterr()
         return code, out, err
 
@@ -29,6 +34,13 @@ def test_search_text(run):
     assert out.startswith("4 results for 'sparse autoencoders'")
     assert "  1. " in out and "  3. " in out and "  4. " not in out
     assert "**Sparse**" in out
+
+
+def test_search_without_a_renderer_prints_plain_snippets(corpus_copy, tmp_path, capsys):
+    code = main(["search", "sparse autoencoders", "--top", "1", "--json"], default_corpus=corpus_copy,
+                params=BM25Params(), cache_dir=tmp_path / "cache")
+    row = json.loads(capsys.readouterr().out)
+    assert code == 0 and "**" not in row["snippet"] and "Sparse autoencoders" in row["snippet"]
 
 
 def test_search_json_lines(run):

@@ -117,4 +117,4 @@ def test_search_on_arbitrary_text_gives_results_or_query_error(seed_index, text)
         return
     assert results.total >= len(results.hits)
     for hit in results.hits:
-        assert hit.score > 0 and len(hit.snippet) <= 300
+        assert hit.score > 0 and hit.snippet is not None

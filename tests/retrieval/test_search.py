@@ -9,7 +9,8 @@ import pytest
 
 from retrieval.errors import EmptyQueryError, UnknownPaperError
 from retrieval.models import Paper
-from retrieval.search import SNIPPET_LIMIT, make_snippet
+from retrieval.search import SNIPPET_LIMIT, snippet_spans
+from retrieval.text import split_sentences, strip_markup
 from retrieval.tokenize import phrase_tokens, tokenize
 
 
@@ -190,47 +191,40 @@ def test_pages_concatenate_to_the_full_ranking(seed_index):
     assert seed_index.search("learning models", 5, offset=full.total).hits == ()
 
 
-# -- snippets -------------------------------------------------------------------------------------
-
-
-def balanced(snippet: str) -> bool:
-    """Bold markers pair up and no unescaped markdown character is left alone."""
-    unescaped = re.sub(r"\\.", "", snippet)
-    stars = unescaped.replace("**", "")
-    return unescaped.count("**") % 2 == 0 and not re.search(r"[*_~`|]", stars)
+# -- snippets (spans; the markdown is bot.render's, tested in tests/bot/test_render.py) ------------
 
 
 @pytest.mark.parametrize(
     "query", ["sparse autoencoders", "offline reinforcement learning", "models", "flow-matching", "bounds"]
 )
-def test_snippets_are_short_balanced_and_bold_query_words(seed_index, query):
+def test_snippet_spans_are_sentences_holding_query_words(seed_index, query):
     stems = set(tokenize(query))
     for hit in seed_index.search(query, 20).hits:
-        assert 0 < len(hit.snippet) <= SNIPPET_LIMIT
-        assert balanced(hit.snippet), hit.snippet
-        bolded = re.findall(r"\*\*(.+?)\*\*", hit.snippet)
-        assert bolded, hit.snippet
-        assert all(set(tokenize(b)) & stems for b in bolded), (bolded, stems)
+        spans = hit.snippet
+        assert spans is not None and 1 <= len(spans.sentences) <= 2
+        sentences = [x.strip() for x in split_sentences(strip_markup(hit.paper.abstract))]
+        assert spans.text == " ".join(x for x in sentences if x)
+        assert sum(b - a for a, b in spans.sentences) <= SNIPPET_LIMIT or len(spans.sentences) == 1
+        assert spans.matches, hit.paper.id
+        assert "**" not in spans.plain or "**" in spans.text  # no markdown is added
+        for a, b in spans.matches:
+            assert any(s <= a < b <= e for s, e in spans.sentences)
+            assert set(tokenize(spans.text[a:b])) & stems, spans.text[a:b]
+        # every query word in a chosen sentence is matched
+        for s, e in spans.sentences:
+            for m in re.finditer(r"\w[\w-]*", spans.text[s:e]):
+                if set(tokenize(m.group(0))) & stems:
+                    assert any(a <= s + m.start() < b for a, b in spans.matches), m.group(0)
 
 
-def test_snippet_bolds_by_stem(seed_index):
-    hit = seed_index.search("model", 1).hits[0]
-    assert re.search(r"\*\*[Mm]odels?\*\*", hit.snippet)
+def test_snippet_spans_match_by_stem(seed_index):
+    spans = seed_index.search("model", 1).hits[0].snippet
+    assert any(re.fullmatch(r"[Mm]odels?", spans.text[a:b]) for a, b in spans.matches)
 
 
-def test_snippet_of_a_long_sentence_is_cut_at_a_word_with_an_ellipsis():
-    words = " ".join(f"filler{i}" for i in range(120))
-    paper = Paper("x", "t", (), False, "", f"{words} the target_word *appears* here {words}.")
-    snippet = make_snippet(paper, {"appear"}, None)
-    assert len(snippet) <= SNIPPET_LIMIT and balanced(snippet)
-    assert "**appears**" in snippet and snippet.startswith("…") and snippet.endswith("…")
-    assert "target\\_word" in snippet  # other markdown characters are escaped
-
-
-def test_snippet_never_exceeds_limit_with_giant_tokens():
-    paper = Paper("x", "t", (), False, "", "https://example.org/" + "a" * 600 + " model.")
-    snippet = make_snippet(paper, {"model"}, None)
-    assert len(snippet) <= SNIPPET_LIMIT and balanced(snippet)
+def test_snippet_spans_of_a_paper_without_abstract_fall_back_to_the_title():
+    spans = snippet_spans(Paper("x", "A title about models", (), False, "", ""), {"model"})
+    assert spans.text == "A title about models" and spans.sentences == ((0, 20),)
 
 
 # -- similar --------------------------------------------------------------------------------------
@@ -242,8 +236,7 @@ def test_similar_excludes_itself_and_finds_related_papers(seed_index):
     assert len(hits) == 5 and sae.id not in {h.paper.id for h in hits}
     assert [h.rank for h in hits] == [1, 2, 3, 4, 5]
     assert hits[0].paper.abstract.startswith("Sparse autoencoders")
-    assert all(h.score > 0 and len(h.snippet) <= SNIPPET_LIMIT for h in hits)
-    assert all(balanced(h.snippet) for h in hits)
+    assert all(h.score > 0 and h.snippet is not None and h.snippet.matches for h in hits)
 
 
 def test_similar_unknown_id(seed_index):

@@ -1,0 +1,123 @@
+"""Discord-facing text from retrieval's data: bold, escaping, LaTeX → Unicode, length limits.
+
+retrieval/ returns plain data (a hit's :class:`~retrieval.models.Snippet` is character spans into
+the abstract's plain display text); this module is the one place that turns it into Discord
+markdown, and it runs only for what is shown::
+
+    from bot import render
+
+    render.snippet(hit.snippet)      # "… a **sparse** **autoencoder** learns …" (≤ 300 characters)
+    render.display(paper.abstract)   # the abstract with its LaTeX as readable Unicode
+    render.escape("a_b*c")           # "a\\_b\\*c"
+"""
+
+from __future__ import annotations
+
+import re
+
+from retrieval.models import Snippet
+from retrieval.text import latex_to_display
+
+__all__ = ["ELLIPSIS", "SNIPPET_LIMIT", "display", "escape", "snippet"]
+
+#: Longest snippet, in characters, markdown included (the sentence choice in retrieval.search
+#: uses the same budget).
+SNIPPET_LIMIT = 300
+ELLIPSIS = "\u2026"
+
+# Discord markdown characters escaped in snippets, so only our own **bold** is markup.
+_MARKDOWN_RE = re.compile(r"([\\*_~`|>#\[\]])")
+_ATOM_RE = re.compile(r"\S+")
+
+
+def escape(text: str) -> str:
+    """``text`` with every Discord markdown character backslash-escaped."""
+    return _MARKDOWN_RE.sub(r"\\\1", text)
+
+
+def display(text: str) -> str:
+    """Abstract or title text as Discord shows it (LaTeX converted to readable Unicode)."""
+    return latex_to_display(text or "")
+
+
+def snippet(spans: Snippet | None, limit: int = SNIPPET_LIMIT) -> str:
+    """A hit's snippet as Discord markdown: its sentences, query words in ``**bold**``.
+
+    Other markdown characters are escaped; the result is at most ``limit`` characters and its
+    markdown is balanced (cuts happen between words, never inside bold). Non-adjacent sentences are
+    joined by an ellipsis. ``None`` or an empty snippet gives ``""``.
+    """
+    if spans is None or not spans.sentences:
+        return ""
+    text = spans.text
+    atoms: list[tuple[str, bool]] = []
+    previous_end = -2
+    for a, b in spans.sentences:
+        if atoms and a != previous_end + 1:  # sentences are joined by one space in ``text``
+            atoms.append((ELLIPSIS, False))
+        atoms.extend(_render_atoms(text, a, b, [m for m in spans.matches if a <= m[0] < b]))
+        previous_end = b
+    return _fit(atoms, limit)
+
+
+def _render_atoms(text: str, start: int, end: int, bold: list[tuple[int, int]]) -> list[tuple[str, bool]]:
+    """``text[start:end]`` as whitespace-separated atoms rendered as markdown (the ``bold`` spans
+    bold, other markdown characters escaped), each with a flag telling whether it has a bold word.
+    Bold never spans atoms, so cutting between atoms keeps the markdown balanced."""
+    esc = escape if _MARKDOWN_RE.search(text, start, end) else str
+    atoms: list[tuple[str, bool]] = []
+    span_i = 0
+    for m in _ATOM_RE.finditer(text, start, end):
+        a_start, a_end = m.span()
+        if span_i >= len(bold) or bold[span_i][0] >= a_end:
+            atoms.append((esc(m.group(0)), False))
+            continue
+        pieces: list[str] = []
+        pos = a_start
+        while span_i < len(bold) and bold[span_i][0] < a_end:
+            s, e = bold[span_i]
+            s, e = max(s, a_start), min(e, a_end)
+            pieces.append(esc(text[pos:s]))
+            pieces.append(f"**{esc(text[s:e])}**")
+            pos = e
+            if bold[span_i][1] <= a_end:
+                span_i += 1
+            else:
+                break
+        pieces.append(esc(text[pos:a_end]))
+        atoms.append(("".join(pieces), True))
+    return atoms
+
+
+def _fit(atoms: list[tuple[str, bool]], limit: int) -> str:
+    """Join atoms with spaces within ``limit`` characters, cutting at atom boundaries (with an
+    ellipsis) and starting a little before the first bold atom when the start would not fit."""
+    text = " ".join(a for a, _ in atoms)
+    if len(text) <= limit:
+        return text
+    first_bold = next((i for i, (_, b) in enumerate(atoms) if b), 0)
+    # Start a few words before the first match when the match would otherwise fall off the end.
+    start = 0
+    if sum(len(a) + 1 for a, _ in atoms[: first_bold + 1]) > limit * 0.6:
+        start = max(0, first_bold - 6)
+    out: list[str] = [ELLIPSIS] if start > 0 else []
+    used = len(out[0]) if out else 0
+    cut = False
+    for atom, _ in atoms[start:]:
+        extra = len(atom) + (1 if out else 0)
+        if used + extra > limit - 2:  # keep room for " …"
+            cut = True
+            break
+        out.append(atom)
+        used += extra
+    if not out or (out == [ELLIPSIS]):
+        # A single giant atom (a URL, a formula): cut its plain text, unbolded and escaped.
+        plain = atoms[start][0].replace("**", "")
+        piece = plain[: limit - 2]
+        while piece.endswith("\\"):
+            piece = piece[:-1]
+        return (ELLIPSIS if start > 0 else "") + piece[: limit - 2 - (1 if start > 0 else 0)] + ELLIPSIS
+    text = " ".join(out)
+    if cut:
+        text += " " + ELLIPSIS
+    return text

@@ -1,0 +1,92 @@
+"""bot.render: a hit's snippet spans become Discord markdown — bold query words, everything else
+escaped, within 300 characters, balanced wherever it is cut."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot import render
+from retrieval.corpus import load_corpus
+from retrieval.index import BM25Params, build_index
+from retrieval.models import Paper, Snippet
+from retrieval.search import snippet_spans
+from retrieval.tokenize import tokenize
+
+SEED_CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
+
+
+@pytest.fixture(scope="module")
+def seed_index():
+    return build_index(load_corpus(SEED_CORPUS).papers, BM25Params())
+
+
+def balanced(snippet: str) -> bool:
+    """Bold markers pair up and no unescaped markdown character is left alone."""
+    unescaped = re.sub(r"\\.", "", snippet)
+    stars = unescaped.replace("**", "")
+    return unescaped.count("**") % 2 == 0 and not re.search(r"[*_~`|]", stars)
+
+
+@pytest.mark.parametrize(
+    "query", ["sparse autoencoders", "offline reinforcement learning", "models", "flow-matching", "bounds"]
+)
+def test_snippets_are_short_balanced_and_bold_query_words(seed_index, query):
+    stems = set(tokenize(query))
+    for hit in seed_index.search(query, 20).hits:
+        text = render.snippet(hit.snippet)
+        assert 0 < len(text) <= render.SNIPPET_LIMIT
+        assert balanced(text), text
+        bolded = re.findall(r"\*\*(.+?)\*\*", text)
+        assert bolded, text
+        assert all(set(tokenize(b)) & stems for b in bolded), (bolded, stems)
+
+
+def test_snippet_bolds_by_stem(seed_index):
+    hit = seed_index.search("model", 1).hits[0]
+    assert re.search(r"\*\*[Mm]odels?\*\*", render.snippet(hit.snippet))
+
+
+def test_snippet_of_a_long_sentence_is_cut_at_a_word_with_an_ellipsis():
+    words = " ".join(f"filler{i}" for i in range(120))
+    paper = Paper("x", "t", (), False, "", f"{words} the target_word *appears* here {words}.")
+    snippet = render.snippet(snippet_spans(paper, {"appear"}, None))
+    assert len(snippet) <= render.SNIPPET_LIMIT and balanced(snippet)
+    assert "**appears**" in snippet and snippet.startswith("…") and snippet.endswith("…")
+    assert "target\\_word" in snippet  # other markdown characters are escaped
+
+
+def test_snippet_never_exceeds_limit_with_giant_tokens():
+    paper = Paper("x", "t", (), False, "", "https://example.org/" + "a" * 600 + " model.")
+    snippet = render.snippet(snippet_spans(paper, {"model"}, None))
+    assert len(snippet) <= render.SNIPPET_LIMIT and balanced(snippet)
+
+
+def test_sentences_that_are_not_adjacent_are_joined_by_an_ellipsis():
+    text = "Alpha one here. Filler two here. Beta three here."
+    spans = Snippet(text, ((0, 15), (33, 49)), ((0, 5), (33, 37)))
+    assert render.snippet(spans) == "**Alpha** one here. … **Beta** three here."
+    adjacent = Snippet(text, ((0, 15), (16, 32)), ((0, 5),))
+    assert render.snippet(adjacent) == "**Alpha** one here. Filler two here."
+
+
+def test_no_snippet_renders_empty():
+    assert render.snippet(None) == "" and render.snippet(Snippet("", (), ())) == ""
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["model", "models", "a_b", "*x*", "`c`", "||s||", "[l](u)", "#h", "ok", "x" * 90]),
+        min_size=1, max_size=120,
+    ),
+    st.integers(min_value=20, max_value=400),
+)
+def test_any_abstract_renders_balanced_within_the_limit(words, limit):
+    paper = Paper("x", "t", (), False, "", " ".join(words) + ".")
+    snippet = render.snippet(snippet_spans(paper, {"model"}, None), limit)
+    assert len(snippet) <= limit and balanced(snippet)
