@@ -1,10 +1,11 @@
 """The Discord bot: :class:`PaperBot` (all start-up work in ``setup_hook``) and :func:`run_bot`.
 
-Attributes the cogs use: ``bot.settings``, ``bot.store`` (:class:`bot.store.Store`), ``bot.engine``
-(:class:`bot.engine.Engine`), ``bot.started_at`` (aware UTC datetime), ``bot.cooldowns`` (shared
-per-user limit) and ``await bot.is_admin(user)``.
+Attributes the cogs use: ``bot.services`` (:class:`bot.services.Services`, every feature's rules),
+``bot.settings``, ``bot.cooldowns`` (shared per-user limit) and ``await bot.is_admin(user)``;
+``bot.store`` and ``bot.engine`` are the services' store and engine.
 
-Tests and the console start the same bot offline: see :mod:`bot.offline`.
+Tests start the same bot against a fake Discord (tests/support/fake_discord.py); the offline console
+does not start it at all: it calls the services directly (:mod:`bot.console`).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from discord.ext import commands
 
 from bot.cooldown import UserCooldowns
 from bot.engine import Engine
-from bot.errors import on_tree_error
+from bot.errors import StartupError, on_tree_error
 from bot.i18n import PaperTranslator
+from bot.services import Services, open_services
 from bot.settings import Settings, SettingsError
 from retrieval.errors import RetrievalError
 
@@ -32,10 +34,6 @@ log = logging.getLogger(__name__)
 
 # One cog per feature; tests may start the bot with a subset.
 EXTENSIONS: tuple[str, ...] = ("bot.cogs.search", "bot.cogs.ask", "bot.cogs.library", "bot.cogs.admin")
-
-
-class StartupError(Exception):
-    """The bot cannot start (database or corpus); ``str()`` is one line fit for the terminal."""
 
 
 def default_intents() -> discord.Intents:
@@ -70,8 +68,9 @@ class PaperBot(commands.Bot):
             **options,
         )
         self.settings = settings
-        self.store: Any = None  # bot.store.Store once setup_hook ran
-        self.engine: Engine | None = None
+        self.services: Services  # set by setup_hook, before any cog loads
+        self.store: Any = None  # = services.context.store once setup_hook ran
+        self.engine: Engine | None = None  # = services.context.engine once setup_hook ran
         self.started_at = dt.datetime.now(dt.UTC)
         self.cooldowns = UserCooldowns(settings.cooldown_rate, settings.cooldown_per)
         self.extension_names: tuple[str, ...] = tuple(extensions) if extensions is not None else EXTENSIONS
@@ -80,25 +79,11 @@ class PaperBot(commands.Bot):
         self._closed_store = False
 
     async def setup_hook(self) -> None:
-        """Open the store and the index, reconcile them, load the cogs, translate, sync to DEV_GUILD_ID."""
-        from bot.store import Store, StoreError
-
+        """Open the services (store, index, reconcile), load the cogs, translate, sync to DEV_GUILD_ID."""
         settings = self.settings
-        try:
-            settings.database_path.parent.mkdir(parents=True, exist_ok=True)
-            self.store = await Store.open(
-                settings.database_path,
-                max_saved_per_user=settings.max_saved_per_user,
-                max_lists_per_user=settings.max_lists_per_user,
-            )
-        except (StoreError, OSError) as exc:
-            raise StartupError(f"cannot open the database {settings.database_path}: {exc}") from None
-        try:
-            self.engine = await Engine.load(settings, store=self.store)
-        except (RetrievalError, OSError, ValueError) as exc:
-            raise StartupError(f"cannot load the corpus {settings.corpus_path}: {exc}") from None
-        result = await self.store.reconcile(self.engine.index.papers)
-        log.info("saved lists reconciled with the corpus: %s", result)
+        self.services = await open_services(settings, started_at=self.started_at)
+        self.store = self.services.context.store
+        self.engine = self.services.context.engine
 
         self.tree.error(on_tree_error)
         await self.tree.set_translator(PaperTranslator())
@@ -138,7 +123,7 @@ class PaperBot(commands.Bot):
         finally:
             if self.store is not None and not self._closed_store:
                 self._closed_store = True
-                await self.store.close()
+                await self.services.close()
                 log.info("database closed")
 
 

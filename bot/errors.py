@@ -29,6 +29,10 @@ except ImportError:  # pragma: no cover - only while store.py is missing
         """Placeholder until bot.store exists."""
 
 
+class StartupError(Exception):
+    """The bot cannot start (database or corpus); ``str()`` is one line fit for the terminal."""
+
+
 class UserFacingError(Exception):
     """An error whose ``str()`` is a sentence fit to show the user as is (ephemeral)."""
 

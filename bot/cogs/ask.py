@@ -1,4 +1,5 @@
-"""/ask and mention chat: extractive answers quoted from the abstracts, with [n] citations."""
+"""/ask and mention chat: extractive answers quoted from the abstracts, with [n] citations
+(rules: bot/services/answers.py; rendering: bot/ui/embeds.py ``answer_embed``)."""
 
 from __future__ import annotations
 
@@ -12,28 +13,18 @@ from discord.ext import commands
 from bot.app import PaperBot
 from bot.cooldown import shared_cooldown
 from bot.errors import describe_query_error, new_error_id
+from bot.services.answers import AnswerReply
 from bot.ui import embeds as E
 from retrieval.errors import QueryError
-from retrieval.models import Answer
 
 log = logging.getLogger(__name__)
 
-NOTHING_FOUND = (
-    "I found nothing in the abstracts that answers “{question}”. "
-    "Try other words, or /search to browse papers on the topic."
-)
-MENTION_HELP = (
-    "Ask me a research question after the mention, e.g. “@{name} how do sparse autoencoders find features?”. "
-    "Slash commands: /search, /ask, /paper, /similar."
-)
 
-
-def answer_message(answer: Answer) -> tuple[str | None, list[discord.Embed]]:
-    """(content, embeds) for an answer; a helpful sentence instead when nothing was found."""
-    if not answer.sentences:
-        shown = E.truncate(" ".join(answer.question.split()), 200)
-        return NOTHING_FOUND.format(question=discord.utils.escape_markdown(shown)), []
-    return None, [E.answer_embed(answer)]
+def answer_message(reply: AnswerReply) -> tuple[str | None, list[discord.Embed]]:
+    """(content, embeds) for an answer; the service's sentence instead when nothing was found."""
+    if reply.notice is not None:
+        return reply.notice, []
+    return None, [E.answer_embed(reply.answer)]
 
 
 class AskCog(commands.Cog, name="Ask"):
@@ -56,9 +47,7 @@ class AskCog(commands.Cog, name="Ask"):
         public: bool = False,
     ) -> None:
         """Ask a research question; get quoted sentences with citations."""
-        assert self.bot.engine is not None  # noqa: S101 - set in setup_hook
-        answer = self.bot.engine.answer(question)
-        content, embeds = answer_message(answer)
+        content, embeds = answer_message(await self.bot.services.answers.ask(question))
         ephemeral = not public or not embeds  # "nothing found" is only for the asker
         await interaction.response.send_message(
             content=E.fit_content(content), embeds=embeds, ephemeral=ephemeral
@@ -110,19 +99,18 @@ class AskCog(commands.Cog, name="Ask"):
         """Help for an empty mention, the cooldown notice, or the answer."""
         if not question:
             name = self.bot.user.name if self.bot.user else "paperbot"
-            await self.reply(message, MENTION_HELP.format(name=name))
+            await self.reply(message, self.bot.services.answers.mention_help(name))
             return
         retry = self.bot.cooldowns.retry_after(message.author.id)
         if retry:
             await self.reply(message, f"You're going a bit fast: try again in {max(1, round(retry))} s.")
             return
-        assert self.bot.engine is not None  # noqa: S101
         try:
-            answer = self.bot.engine.answer(question)
+            reply = await self.bot.services.answers.ask(question)
         except QueryError as exc:
             await self.reply(message, describe_query_error(exc, question))
             return
-        content, embeds = answer_message(answer)
+        content, embeds = answer_message(reply)
         await self.reply(message, content, embeds=embeds)
 
     async def reply(

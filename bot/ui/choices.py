@@ -1,19 +1,17 @@
-"""Autocomplete choices shared by the cogs: corpus paper ids with their titles, and areas.
+"""Autocomplete choices: services' suggestions as Discord ``Choice`` objects.
 
 Discord shows at most 25 choices, each name and string value at most 100 characters; every builder
-here stays within that. They answer from memory (the engine's index), never from disk or network.
+here stays within that. The suggestions come from the services, which answer from memory.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from discord import app_commands
 
+from bot.services.base import Suggestion
 from bot.ui import embeds as E
-
-if TYPE_CHECKING:
-    from bot.engine import Engine
 
 #: Most choices Discord accepts in one autocomplete answer.
 MAX_CHOICES = 25
@@ -24,18 +22,21 @@ def paper_choice(paper_id: str, title: str) -> app_commands.Choice[str]:
     return app_commands.Choice(name=E.label(f"{paper_id} — {E.plain(title)}"), value=paper_id[:100])
 
 
-def id_choices(engine: Engine | None, current: str) -> list[app_commands.Choice[str]]:
-    """Corpus papers whose id starts with ``current``, then titles containing its words."""
-    if engine is None:
-        return []
-    return [paper_choice(pid, title) for pid, title in engine.complete_ids(current, MAX_CHOICES)]
+def id_choices(papers: Iterable[tuple[str, str]]) -> list[app_commands.Choice[str]]:
+    """Choices for ``(id, title)`` pairs (corpus papers matching what was typed)."""
+    return [paper_choice(pid, title) for pid, title in list(papers)[:MAX_CHOICES]]
 
 
-def area_choices(engine: Engine | None, current: str) -> list[app_commands.Choice[str]]:
-    """Areas of the corpus starting with (then containing) ``current``."""
-    if engine is None:
-        return []
+def area_choices(areas: Iterable[str]) -> list[app_commands.Choice[str]]:
+    """Choices for area names."""
     return [
-        app_commands.Choice(name=E.label(name), value=E.label(name))
-        for name in engine.complete_areas(current, MAX_CHOICES)
+        app_commands.Choice(name=E.label(name), value=E.label(name)) for name in list(areas)[:MAX_CHOICES]
+    ]
+
+
+def suggestion_choices(suggestions: Iterable[Suggestion]) -> list[app_commands.Choice[str]]:
+    """Choices for a service's suggestions (labels fitted; values are ids or list names, within 100)."""
+    return [
+        app_commands.Choice(name=E.label(s.label), value=s.value[:100])
+        for s in list(suggestions)[:MAX_CHOICES]
     ]

@@ -1,19 +1,20 @@
 """What the saved-lists commands show: list pages, the lists overview, and the confirmation view.
 
-Everything here only formats :mod:`bot.store` records and goes through :mod:`bot.ui.embeds` for
-Discord's limits; the store calls live in :mod:`bot.cogs.library` (and in the small callables the
-views are given), so a view never decides *what* to delete, only *whether* the user confirmed.
+Everything here only formats what :mod:`bot.services.library` returns and goes through
+:mod:`bot.ui.embeds` for Discord's limits; a view never decides *what* to delete, only *whether* the
+user confirmed (the service's :class:`~bot.services.base.Confirmation` does the rest).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import discord
 
+from bot.services.base import Confirmation
+from bot.services.library import ListsOverview, SavedListPage, list_label
 from bot.store import ListInfo, SavedItem, SavedPage, StoreError
 from bot.ui import embeds as E
 from bot.ui.paginator import Page, PageSource
@@ -23,16 +24,10 @@ from retrieval.text import plural
 log = logging.getLogger(__name__)
 
 MISSING_MARK = "⚠ no longer in the corpus"
-HOW_TO_SAVE = "Save papers with /save or the Save select under /search results."
 CONFIRM_NOT_YOURS = "Only the person who ran this command can answer this question."
 LIST_NOT_YOURS = "This list belongs to someone else — run /saved yourself to see your own."
 # Room for the embed title, footer and per-field overhead inside Discord's 6000-character total.
 _PAGE_BUDGET = 5400
-
-
-def list_label(name: str) -> str:
-    """A list name shown in text (names are letters, digits, spaces, - and _, so nothing to escape)."""
-    return f"“{name}”"
 
 
 def saved_item_field(item: SavedItem, number: int, *, budget: int = 1200) -> tuple[str, str]:
@@ -95,41 +90,35 @@ def saved_page_embed(
     return E.clamp_embed(embed)
 
 
-class SavedListSource(PageSource):
-    """Pages of one user's list, read from the store on demand (so paging shows current data)."""
+def saved_list_page(result: SavedListPage) -> Page:
+    """A :class:`SavedListPage` as a paginator page (one embed)."""
+    if result.notice is not None:
+        return Page(content=None, embeds=[E.notice(result.notice)], page_count=1, data=result)
+    embed = saved_page_embed(
+        result.saved, page_index=result.page, page_count=result.pages, other_lists=result.other_lists
+    )
+    return Page(content=None, embeds=[embed], page_count=result.pages, data=result)
 
-    def __init__(
-        self,
-        fetch: Callable[[int, int], Awaitable[SavedPage]],
-        *,
-        page_size: int,
-        other_lists: Sequence[ListInfo] = (),
-    ) -> None:
+
+class SavedListSource(PageSource):
+    """Pages of one user's list, read through the service on demand (so paging shows current data)."""
+
+    def __init__(self, fetch: Callable[[int], Awaitable[SavedListPage]], first: SavedListPage) -> None:
         self.fetch = fetch
-        self.page_size = page_size
-        self.other_lists = tuple(other_lists)
+        self.first: SavedListPage | None = first
 
     async def get_page(self, index: int) -> Page:
-        """Load page ``index`` (clamped to the last page if the list shrank meanwhile)."""
-        page = await self.fetch(max(0, index) * self.page_size, self.page_size)
-        page_count = max(1, math.ceil(page.total / self.page_size))
-        if not page.items and page.total and index > 0:
-            # Items were removed since the button was drawn: show the (new) last page instead.
-            index = page_count - 1
-            page = await self.fetch(index * self.page_size, self.page_size)
-        if not page.items:
-            return Page(
-                content=None,
-                embeds=[E.notice(f"Your list {list_label(page.list_name)} is empty now. {HOW_TO_SAVE}")],
-                page_count=1,
-                data=page,
-            )
-        embed = saved_page_embed(page, page_index=index, page_count=page_count, other_lists=self.other_lists)
-        return Page(content=None, embeds=[embed], page_count=page_count, data=page)
+        """Load page ``index`` (the service clamps it to the last page if the list shrank meanwhile)."""
+        if self.first is not None and self.first.page == index:
+            result, self.first = self.first, None
+        else:
+            result = await self.fetch(index)
+        return saved_list_page(result)
 
 
-def lists_embed(lists: Sequence[ListInfo], *, default_list: str) -> discord.Embed:
+def lists_embed(overview: ListsOverview) -> discord.Embed:
     """The user's lists with their item counts and creation dates."""
+    lists, default_list = overview.lists, overview.default_list
     total = sum(info.count for info in lists)
     lines = [
         f"**{info.name}** — {plural(info.count, 'paper')} · "
@@ -147,30 +136,23 @@ def lists_embed(lists: Sequence[ListInfo], *, default_list: str) -> discord.Embe
 
 
 class ConfirmView(BaseView):
-    """Confirm / Cancel for a destructive action: only the invoker may answer; a timeout disables both.
+    """Confirm / Cancel for a service's :class:`Confirmation`: only the invoker may answer; a timeout
+    disables both.
 
-    ``action`` runs only on Confirm and returns the text that replaces the question; a
+    The action runs only on Confirm and its text replaces the question; a
     :class:`~bot.store.StoreError` it raises is shown instead (nothing was changed in that case).
     """
 
-    def __init__(
-        self,
-        *,
-        owner: discord.abc.User,
-        action: Callable[[], Awaitable[str]],
-        timeout: float,
-        cancelled: str = "Cancelled — nothing was deleted.",
-        expired: str = "No answer in time — nothing was deleted.",
-    ) -> None:
+    def __init__(self, *, owner: discord.abc.User, confirmation: Confirmation, timeout: float) -> None:
         super().__init__(owner=owner, timeout=timeout, not_owner_message=CONFIRM_NOT_YOURS)
-        self.action = action
-        self.cancelled_text = cancelled
-        self.expired_text = expired
+        self.confirmation = confirmation
         self.outcome: str | None = None  # "confirmed", "cancelled", "expired"
 
-    async def start(self, interaction: discord.Interaction, question: str) -> None:
-        """Ask ``question`` ephemerally as the response to ``interaction`` with the two buttons."""
-        sent = await interaction.response.send_message(E.fit_content(question), view=self, ephemeral=True)
+    async def start(self, interaction: discord.Interaction) -> None:
+        """Ask the question ephemerally as the response to ``interaction`` with the two buttons."""
+        sent = await interaction.response.send_message(
+            E.fit_content(self.confirmation.question), view=self, ephemeral=True
+        )
         self.attach(sent, interaction)
 
     def _finish(self, outcome: str) -> bool:
@@ -189,7 +171,7 @@ class ConfirmView(BaseView):
             await interaction.response.defer()
             return
         try:
-            text = await self.action()
+            text = await self.confirmation.confirm()
         except StoreError as exc:
             text = str(exc)
         await interaction.response.edit_message(content=E.fit_content(text), view=None)
@@ -200,7 +182,7 @@ class ConfirmView(BaseView):
         if not self._finish("cancelled"):
             await interaction.response.defer()
             return
-        await interaction.response.edit_message(content=self.cancelled_text, view=None)
+        await interaction.response.edit_message(content=self.confirmation.cancelled, view=None)
 
     async def on_timeout(self) -> None:
         """Disable both buttons and say that nothing happened."""
@@ -208,4 +190,4 @@ class ConfirmView(BaseView):
             return
         self.outcome = "expired"
         self.disable_all()
-        await self.edit_message(content=self.expired_text, view=self)
+        await self.edit_message(content=self.confirmation.expired, view=self)

@@ -1,106 +1,40 @@
-"""Result pages shared by /search, /similar and /paper: sources, the results view and the paper view.
+"""Result pages shared by /search, /similar and /paper: the results view and the paper view.
 
-``ResultsView`` = :class:`~bot.ui.paginator.Paginator` + a "Save a paper from this page…" select and a
-"Similar papers to…" select (rows 1 and 2). ``PaperView`` = Save + Similar buttons under one paper.
-``save_for_user`` is the one place a click turns into ``bot.store.save_paper``.
+``ResultsView`` = :class:`~bot.ui.paginator.Paginator` over a :class:`~bot.services.search.ResultPage`
+fetcher + a "Save a paper from this page…" select and a "Show papers similar to…" select (rows 1
+and 2). ``PaperView`` = Save + Similar buttons under one paper. Every control calls one service.
 """
 
 from __future__ import annotations
 
-import logging
-import math
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.services.search import ResultPage
 from bot.ui import embeds as E
 from bot.ui.paginator import Page, PageSource, Paginator
 from bot.ui.views import BaseView
-from retrieval.errors import UnknownPaperError
 from retrieval.models import Hit
 
 if TYPE_CHECKING:
-    from bot.app import PaperBot
-    from bot.engine import Engine
+    from bot.services import Services
 
-log = logging.getLogger(__name__)
-
-SIMILAR_POOL = 25  # similar papers fetched once and paged in memory
-
-
-class SearchSource(PageSource):
-    """Pages of ``engine.search`` for one query; each page is a fresh ranked slice (offset paging)."""
-
-    def __init__(
-        self,
-        engine: Engine,
-        query: str,
-        *,
-        per_page: int,
-        area: str | None = None,
-        author: str | None = None,
-        saved_ids: set[str] | None = None,
-    ) -> None:
-        self.engine = engine
-        self.query = query
-        self.per_page = per_page
-        self.area = area
-        self.author = author
-        self.saved_ids = saved_ids or set()
-        self.total = 0
-
-    async def get_page(self, index: int) -> Page:
-        results = self.engine.search(
-            self.query,
-            self.per_page,
-            offset=max(index, 0) * self.per_page,
-            area=self.area,
-            author=self.author,
-        )
-        if not results.hits and index > 0 and results.total:
-            # The index changed under us (reindex) and this page no longer exists: show the last one.
-            return await self.get_page(math.ceil(results.total / self.per_page) - 1)
-        self.total = results.total
-        pages = max(1, math.ceil(results.total / self.per_page))
-        filters = "".join(
-            f" · {name}: {E.truncate(value, 60)}"
-            for name, value in (("area", self.area), ("author", self.author))
-            if value
-        )
-        header = E.page_header("Search", self.query, results.total, index, pages) + filters
-        return Page(
-            content=header,
-            embeds=E.hits_embeds(results.hits, self.saved_ids),
-            page_count=pages,
-            data=list(results.hits),
-        )
+FetchResults = Callable[[int], Awaitable[ResultPage]]
+SAVE_PLACEHOLDER = "Save a paper from this page…"
+SIMILAR_PLACEHOLDER = "Show papers similar to…"
 
 
-class HitListSource(PageSource):
-    """Pages over a fixed list of hits (used for /similar)."""
-
-    def __init__(
-        self,
-        hits: Sequence[Hit],
-        *,
-        title: str,
-        subject: str,
-        per_page: int,
-        saved_ids: set[str] | None = None,
-    ) -> None:
-        self.hits = list(hits)
-        self.title = title
-        self.subject = subject
-        self.per_page = per_page
-        self.saved_ids = saved_ids or set()
-
-    async def get_page(self, index: int) -> Page:
-        pages = max(1, math.ceil(len(self.hits) / self.per_page))
-        index = max(0, min(index, pages - 1))
-        chunk = self.hits[index * self.per_page : (index + 1) * self.per_page]
-        header = E.page_header(self.title, self.subject, len(self.hits), index, pages)
-        return Page(content=header, embeds=E.hits_embeds(chunk, self.saved_ids), page_count=pages, data=chunk)
+def result_content(page: ResultPage) -> str:
+    """The header line of a result page: what was asked, how many matched, which page, the filters."""
+    header = E.page_header(page.title, page.subject, page.total, page.page, page.pages)
+    filters = "".join(
+        f" · {name}: {E.truncate(value, 60)}"
+        for name, value in (("area", page.area), ("author", page.author))
+        if value
+    )
+    return header + filters
 
 
 def hit_option(hit: Hit) -> discord.SelectOption:
@@ -116,31 +50,51 @@ def hit_option(hit: Hit) -> discord.SelectOption:
     )
 
 
-async def save_for_user(bot: PaperBot, interaction: discord.Interaction, paper_id: str) -> None:
-    """Save ``paper_id`` to the clicking user's default list and confirm ephemerally."""
-    paper = bot.engine.get(paper_id) if bot.engine is not None else None
-    if paper is None:
-        raise UnknownPaperError(paper_id)
-    result = await bot.store.save_paper(interaction.user.id, paper)
-    title = E.truncate(paper.title or paper.id, 150)
-    if result.created:
-        text = f"Saved **{title}** (`{paper.id}`) to your list *{result.list_name}*. See it with /saved."
+def hit_options(hits: tuple[Hit, ...] | list[Hit]) -> list[discord.SelectOption]:
+    """Options for a page's hits (at most 25, never two with one value: Discord rejects that)."""
+    options = [hit_option(hit) for hit in hits[: E.OPTIONS_PER_SELECT]]
+    return list({o.value: o for o in options}.values())
+
+
+class ResultSource(PageSource):
+    """Pages of a :class:`ResultPage` fetcher (a search or a similar list), rendered as embeds."""
+
+    def __init__(self, fetch: FetchResults, first: ResultPage | None = None) -> None:
+        self.fetch = fetch
+        self.first = first
+
+    async def get_page(self, index: int) -> Page:
+        if self.first is not None and self.first.page == index:
+            result, self.first = self.first, None  # the page the command already computed
+        else:
+            result = await self.fetch(index)
+        return Page(
+            content=result_content(result),
+            embeds=E.hits_embeds(result.hits, result.saved_ids),
+            page_count=result.pages,
+            data=result,
+        )
+
+
+async def send_notice(interaction: discord.Interaction, text: str) -> None:
+    """Answer ``interaction`` with ``text``, only for the user (responded or deferred, either works)."""
+    if interaction.response.is_done():
+        await interaction.followup.send(E.fit_content(text) or "", ephemeral=True)
     else:
-        text = f"**{title}** (`{paper.id}`) is already in your list *{result.list_name}*."
-    await interaction.response.send_message(E.fit_content(text), ephemeral=True)
+        await interaction.response.send_message(E.fit_content(text), ephemeral=True)
 
 
 class ResultsView(Paginator):
     """A results page with paging, a save select and a similar-papers select (owner-only)."""
 
     def __init__(
-        self, bot: PaperBot, source: PageSource, *, owner: discord.abc.User, ephemeral: bool
+        self, services: Services, source: ResultSource, *, owner: discord.abc.User, ephemeral: bool
     ) -> None:
-        super().__init__(source, owner=owner, timeout=bot.settings.view_timeout)
-        self.bot = bot
+        super().__init__(source, owner=owner, timeout=services.context.settings.view_timeout)
+        self.services = services
         self.ephemeral = ephemeral
-        self.save_select = self._paper_select("Save a paper from this page…", 1, self._on_save)
-        self.similar_select = self._paper_select("Show papers similar to…", 2, self._on_similar)
+        self.save_select = self._paper_select(SAVE_PLACEHOLDER, 1, self._on_save)
+        self.similar_select = self._paper_select(SIMILAR_PLACEHOLDER, 2, self._on_similar)
 
     def _paper_select(
         self,
@@ -162,65 +116,70 @@ class ResultsView(Paginator):
 
     def update_items(self, page: Page) -> None:
         super().update_items(page)
-        hits: list[Hit] = page.data or []
-        options = [hit_option(hit) for hit in hits[: E.OPTIONS_PER_SELECT]]
-        # Two hits can never share an id, but guard: Discord rejects duplicate option values.
-        unique = list({o.value: o for o in options}.values())
+        result: ResultPage | None = page.data
+        options = hit_options(result.hits if result is not None else ())
         for select in (self.save_select, self.similar_select):
-            if unique:
-                select.options = unique
+            if options:
+                select.options = options
                 if select not in self.children:
                     self.add_item(select)
             elif select in self.children:
                 self.remove_item(select)
 
     async def _on_save(self, interaction: discord.Interaction) -> None:
-        paper_id = self.save_select.values[0]
-        if isinstance(self.source, SearchSource | HitListSource):
-            self.source.saved_ids.add(paper_id)
-        await save_for_user(self.bot, interaction, paper_id)
+        await save_for_user(self.services, interaction, self.save_select.values[0])
 
     async def _on_similar(self, interaction: discord.Interaction) -> None:
-        await show_similar(self.bot, interaction, self.similar_select.values[0], ephemeral=True)
+        await show_similar(self.services, interaction, self.similar_select.values[0], ephemeral=True)
+
+
+async def save_for_user(services: Services, interaction: discord.Interaction, paper_id: str) -> None:
+    """Save ``paper_id`` to the clicking user's default list and confirm ephemerally."""
+    notice = await services.library.quick_save(interaction.user.id, paper_id)
+    await send_notice(interaction, notice.text)
+
+
+async def show_results(
+    services: Services,
+    interaction: discord.Interaction,
+    first: ResultPage,
+    fetch: FetchResults,
+    *,
+    ephemeral: bool,
+) -> None:
+    """Answer ``interaction`` with ``first`` and the controls to page, save and find similar papers;
+    with the notice alone (only for the user) when there is no result."""
+    if first.notice is not None:
+        await send_notice(interaction, first.notice)
+        return
+    view = ResultsView(services, ResultSource(fetch, first), owner=interaction.user, ephemeral=ephemeral)
+    await view.start(interaction, ephemeral=ephemeral, index=first.page)
 
 
 async def show_similar(
-    bot: PaperBot, interaction: discord.Interaction, paper_id: str, *, ephemeral: bool
+    services: Services, interaction: discord.Interaction, paper_id: str, *, ephemeral: bool
 ) -> None:
     """Answer ``interaction`` with a paged list of papers similar to ``paper_id``."""
-    engine = bot.engine
-    assert engine is not None  # noqa: S101 - set in setup_hook before any command can run
-    paper = engine.require(paper_id)
-    hits = engine.similar(paper.id, SIMILAR_POOL)
-    if not hits:
-        await interaction.response.send_message(
-            f"No other paper shares enough words with `{paper.id}` to count as similar.", ephemeral=True
-        )
-        return
-    saved = await bot.store.saved_ids(interaction.user.id)
-    source = HitListSource(
-        hits,
-        title="Similar to",
-        subject=E.plain(paper.title or paper.id),
-        per_page=bot.settings.page_size,
-        saved_ids=saved,
-    )
-    view = ResultsView(bot, source, owner=interaction.user, ephemeral=ephemeral)
-    await view.start(interaction, ephemeral=ephemeral)
+    user_id = interaction.user.id
+
+    async def fetch(index: int) -> ResultPage:
+        return await services.papers.similar(user_id, paper_id, page=index)
+
+    await show_results(services, interaction, await fetch(0), fetch, ephemeral=ephemeral)
 
 
 class PaperView(BaseView):
     """Under one paper: Save (to the clicker's own list — anyone may save) and Similar papers."""
 
-    def __init__(self, bot: PaperBot, paper_id: str) -> None:
-        super().__init__(owner=None, timeout=bot.settings.view_timeout)
-        self.bot = bot
+    def __init__(self, services: Services, paper_id: str) -> None:
+        super().__init__(owner=None, timeout=services.context.settings.view_timeout)
+        self.services = services
         self.paper_id = paper_id
 
     @discord.ui.button(label="Save", emoji="⭐", style=discord.ButtonStyle.primary)
     async def save(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
-        await save_for_user(self.bot, interaction, self.paper_id)
+        await save_for_user(self.services, interaction, self.paper_id)
 
     @discord.ui.button(label="Similar papers", style=discord.ButtonStyle.secondary)
     async def similar(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
-        await show_similar(self.bot, interaction, self.paper_id, ephemeral=True)
+        await show_similar(self.services, interaction, self.paper_id, ephemeral=True)

@@ -13,11 +13,10 @@ import discord
 import pytest
 
 import bot.engine as engine_module
-from bot.cogs import admin as admin_module
-from bot.cogs.admin import TRANSLATIONS_ZH, duration, reindex_embed
+from bot.cogs.admin import TRANSLATIONS_ZH
 from bot.offline import APPLICATION_ID, GUILD_ID
-from bot.store import ReconcileResult, StoreStats
-from retrieval.models import IngestReport, SkippedBlock
+from bot.ui import admin as admin_module
+from retrieval.models import SkippedBlock
 from tests.bot.conftest import CORPUS
 
 EPHEMERAL = 64
@@ -117,13 +116,6 @@ async def test_stats_shows_index_store_and_process(harness):
     assert f"{len(engine)} papers · {len(engine.areas)} areas · 2 files" in fields["Corpus"]
     assert "MB RSS" in fields["Process"] and "up " in fields["Process"]
     assert f"discord.py {discord.__version__}" in fields["Process"]
-
-
-def test_duration_is_short():
-    assert duration(4.25) == "4.2 s"
-    assert duration(125) == "2 min 05 s"
-    assert duration(3 * 3600 + 60) == "3 h 01 min"
-    assert duration(2 * 86400 + 7200) == "2 d 2 h"
 
 
 # -- /admin sync -------------------------------------------------------------------------------------
@@ -331,43 +323,3 @@ async def test_reindex_progress_edits_are_throttled(harness, monkeypatch):
     assert min(gaps) >= admin_module.PROGRESS_EDIT_INTERVAL * 0.9, gaps
     assert any("Tokenizing" in (r.json.get("content") or "") for r in edits)
     assert edits[-1].json["content"] == "✅ Reindex complete."
-
-
-def test_reindex_embed_respects_limits():
-    report = IngestReport(
-        files=("a.txt",),
-        papers=5000,
-        duplicates=400,
-        duplicate_details=tuple(f"a.txt:{i}: same as {'x' * 200}" for i in range(400)),
-        skipped=tuple(SkippedBlock("a" * 300, i, "r" * 300) for i in range(400)),
-        added=tuple(f"id{i:05d}" * 5 for i in range(3000)),
-        removed=tuple(f"old{i:05d}" * 5 for i in range(3000)),
-        unchanged=2000,
-        build_seconds=12.5,
-    )
-    embed = reindex_embed(report, corpus="/x" * 300, elapsed=13.0, before=None, after=None)
-    assert len(embed) <= 6000
-    for field in embed.fields:
-        assert 0 < len(field.name) <= 256 and 0 < len(field.value) <= 1024
-    assert embed.fields[1].value.endswith("+2990 more")
-
-
-def test_reindex_embed_names_saved_papers_when_the_reconcile_result_is_known():
-    report = IngestReport(files=("a.txt",), papers=3, added=("n1",), removed=("g1", "g2"), unchanged=2)
-    reconcile = ReconcileResult(gone=["g1"], returned=["r1", "r2"], refreshed=0)
-    embed = reindex_embed(report, corpus="c", elapsed=1.0, before=None, after=None, reconcile=reconcile)
-    saved = next(f.value for f in embed.fields if f.name == "Saved papers")
-    assert "1 left the corpus" in saved and "`g1`" in saved
-    assert "2 are back in the corpus" in saved and "`r1`, `r2`" in saved
-
-
-def test_reindex_embed_without_a_reconcile_result_gives_the_net_change():
-    report = IngestReport(files=("a.txt",), papers=3, removed=("g1",), unchanged=2)
-    before = StoreStats(saved_items=3, users=1, lists=1, snapshots=3, missing_from_corpus=0)
-    after = dataclasses.replace(before, missing_from_corpus=2)
-    embed = reindex_embed(report, corpus="c", elapsed=1.0, before=before, after=after)
-    saved = next(f.value for f in embed.fields if f.name == "Saved papers")
-    assert saved.startswith("2 left the corpus with this reindex")
-    assert "2 saved papers in all are not in the corpus now." in saved
-    quiet = reindex_embed(report, corpus="c", elapsed=1.0, before=before, after=before)
-    assert "Saved papers" not in {f.name for f in quiet.fields}

@@ -11,7 +11,8 @@ import re
 import discord
 import pytest
 
-from bot.cogs.library import TRANSLATIONS_ZH, export_filename
+from bot.cogs.library import TRANSLATIONS_ZH
+from bot.services.transfer import export_filename
 from bot.store import DEFAULT_LIST
 from bot.ui import embeds as E
 

@@ -1,0 +1,123 @@
+"""/search: one page of ranked papers for a query (and filters), or why there is none.
+
+Also the autocomplete data the search options offer (areas; paper ids with titles), answered from
+the serving index in memory.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from bot.services.base import Context
+from bot.ui.embeds import truncate
+from retrieval.models import Hit
+
+QUERY_TIPS = 'Try fewer or different words; "quotes" match a phrase and -word excludes a word.'
+#: Most suggestions an autocomplete answer holds (Discord's limit).
+MAX_SUGGESTIONS = 25
+
+
+@dataclass(frozen=True)
+class ResultPage:
+    """One page of ranked papers (a /search or a /similar page).
+
+    Attributes:
+        title: What kind of page: ``"Search"`` or ``"Similar to"``.
+        subject: The query, or the title of the paper the results are similar to.
+        hits: This page's hits, ranks counted over all pages.
+        total: Hits over all pages.
+        page: This page (0-based; clamped to the last page when asked for one past it).
+        pages: How many pages there are (at least 1).
+        area, author: The filters applied (``None`` when not).
+        saved_ids: Which of this page's papers the user has saved.
+        notice: When ``total == 0``: the sentence that says why and what to try.
+    """
+
+    title: str
+    subject: str
+    hits: tuple[Hit, ...]
+    total: int
+    page: int
+    pages: int
+    area: str | None = None
+    author: str | None = None
+    saved_ids: frozenset[str] = frozenset()
+    notice: str | None = None
+
+
+def page_count(total: int, per_page: int) -> int:
+    """Pages needed for ``total`` results (at least one)."""
+    return max(1, math.ceil(total / per_page))
+
+
+class SearchService:
+    """Ranked pages for a query, with the user's saved papers marked."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    async def page(
+        self,
+        user_id: int,
+        query: str,
+        *,
+        page: int = 0,
+        per_page: int | None = None,
+        area: str | None = None,
+        author: str | None = None,
+    ) -> ResultPage:
+        """Page ``page`` of ``query``'s results; raises QueryError for a malformed query.
+
+        When the index changed under a pager (a reindex) and the page no longer exists, the last one
+        is returned instead.
+        """
+        engine = self.ctx.engine
+        size = per_page or self.ctx.settings.page_size
+        index = max(page, 0)
+        results = engine.search(query, size, offset=index * size, area=area, author=author)
+        if not results.hits and index > 0 and results.total:
+            index = page_count(results.total, size) - 1
+            results = engine.search(query, size, offset=index * size, area=area, author=author)
+        saved = await self.ctx.store.saved_ids(user_id) if results.hits else set()
+        return ResultPage(
+            title="Search",
+            subject=query,
+            hits=tuple(results.hits),
+            total=results.total,
+            page=index,
+            pages=page_count(results.total, size),
+            area=area,
+            author=author,
+            saved_ids=frozenset(hit.paper.id for hit in results.hits if hit.paper.id in saved),
+            notice=self.explain_no_hits(query, area, author) if results.total == 0 else None,
+        )
+
+    def explain_no_hits(self, query: str, area: str | None, author: str | None) -> str:
+        """Say which filter removed everything, and what to try instead."""
+        engine = self.ctx.engine
+        shown = truncate(" ".join(query.split()), 100)
+        if area:
+            known = {name.casefold() for name in engine.complete_areas(area, 25)}
+            nearest = ", ".join(f"*{a}*" for a in engine.nearest_areas(area, 3))
+            if area.casefold() not in known and not engine.complete_areas(area, 1):
+                if not nearest:  # not "Nearest areas: none."
+                    return f"There is no area “{area}”. Start typing in the area option to pick one."
+                return f"There is no area “{area}”. Nearest areas: {nearest}."
+            if engine.search(query, 1, author=author).total:
+                tip = f"Nearest areas: {nearest}. Or drop the area." if nearest else "Drop the area."
+                return f"No paper in area *{area}* matches “{shown}”. {tip}"
+        if author and engine.search(query, 1, area=area).total:
+            return (
+                f"No paper by an author matching “{author}” matches “{shown}”. "
+                "Check the spelling or drop the author."
+            )
+        return f"No paper matches “{shown}”. {QUERY_TIPS}"
+
+    def areas(self, typed: str, limit: int = MAX_SUGGESTIONS) -> list[str]:
+        """Areas of the corpus starting with (then containing) what was typed."""
+        return self.ctx.engine.complete_areas(typed, limit)
+
+    def paper_ids(self, typed: str, limit: int = MAX_SUGGESTIONS) -> list[tuple[str, str]]:
+        """``(id, title)`` of papers whose id starts with what was typed, then titles with its words."""
+        return self.ctx.engine.complete_ids(typed, limit)

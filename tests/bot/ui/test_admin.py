@@ -1,0 +1,64 @@
+"""bot/ui/admin.py: the reindex report and durations as an admin sees them, within Discord's limits."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bot.services.admin import ReindexOutcome, ReindexPlan
+from bot.store import ReconcileResult, StoreStats
+from bot.ui.admin import duration, reindex_embed
+from retrieval.models import IngestReport, SkippedBlock
+
+
+def outcome(report, *, corpus="c", elapsed=1.0, before=None, after=None, reconcile=None):
+    plan = ReindexPlan(path=corpus, corpus=corpus, shown=corpus[:200])
+    return ReindexOutcome(
+        plan=plan, elapsed=elapsed, report=report, before=before, after=after, reconcile=reconcile
+    )
+
+
+def test_duration_is_short():
+    assert duration(4.25) == "4.2 s"
+    assert duration(125) == "2 min 05 s"
+    assert duration(3 * 3600 + 60) == "3 h 01 min"
+    assert duration(2 * 86400 + 7200) == "2 d 2 h"
+
+
+def test_reindex_embed_respects_limits():
+    report = IngestReport(
+        files=("a.txt",),
+        papers=5000,
+        duplicates=400,
+        duplicate_details=tuple(f"a.txt:{i}: same as {'x' * 200}" for i in range(400)),
+        skipped=tuple(SkippedBlock("a" * 300, i, "r" * 300) for i in range(400)),
+        added=tuple(f"id{i:05d}" * 5 for i in range(3000)),
+        removed=tuple(f"old{i:05d}" * 5 for i in range(3000)),
+        unchanged=2000,
+        build_seconds=12.5,
+    )
+    embed = reindex_embed(outcome(report, corpus="/x" * 300, elapsed=13.0))
+    assert len(embed) <= 6000
+    for field in embed.fields:
+        assert 0 < len(field.name) <= 256 and 0 < len(field.value) <= 1024
+    assert embed.fields[1].value.endswith("+2990 more")
+
+
+def test_reindex_embed_names_saved_papers_when_the_reconcile_result_is_known():
+    report = IngestReport(files=("a.txt",), papers=3, added=("n1",), removed=("g1", "g2"), unchanged=2)
+    reconcile = ReconcileResult(gone=["g1"], returned=["r1", "r2"], refreshed=0)
+    embed = reindex_embed(outcome(report, reconcile=reconcile))
+    saved = next(f.value for f in embed.fields if f.name == "Saved papers")
+    assert "1 left the corpus" in saved and "`g1`" in saved
+    assert "2 are back in the corpus" in saved and "`r1`, `r2`" in saved
+
+
+def test_reindex_embed_without_a_reconcile_result_gives_the_net_change():
+    report = IngestReport(files=("a.txt",), papers=3, removed=("g1",), unchanged=2)
+    before = StoreStats(saved_items=3, users=1, lists=1, snapshots=3, missing_from_corpus=0)
+    after = dataclasses.replace(before, missing_from_corpus=2)
+    embed = reindex_embed(outcome(report, before=before, after=after))
+    saved = next(f.value for f in embed.fields if f.name == "Saved papers")
+    assert saved.startswith("2 left the corpus with this reindex")
+    assert "2 saved papers in all are not in the corpus now." in saved
+    quiet = reindex_embed(outcome(report, before=before, after=before))
+    assert "Saved papers" not in {f.name for f in quiet.fields}
