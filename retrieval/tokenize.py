@@ -5,6 +5,11 @@ case-fold, strip accents, drop English stopwords, Snowball-stem (PyStemmer ``eng
 word is indexed both joined and split (``flow-matching`` -> ``flowmatch flow match``) so that either
 spelling finds it; numbers and alphanumerics (``3d``, ``m3dt``, ``qwen3-30b-a3b``) are kept.
 
+Documents and queries are normalised alike before that: NFC (an NFD ``Nu\u0303n\u0303ez`` is
+``Núñez``), invisible characters inside words deleted (zero-width space/joiners, soft hyphen, BOM),
+and typographic apostrophes (``’ ‘ ʼ``) read as ``'``, so a query typed ``O’Brien’s`` finds
+``O'Brien's`` and the other way round.
+
 Speed: every distinct surface word is analysed once and memoised (surface -> tokens), so tokenizing a
 document is one regex scan plus one dict look-up per word. Changing anything that alters the output
 must bump :data:`TOKENIZER_VERSION`, which is part of the index cache fingerprint.
@@ -12,6 +17,7 @@ must bump :data:`TOKENIZER_VERSION`, which is part of the index cache fingerprin
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 import unicodedata
@@ -34,7 +40,7 @@ __all__ = [
 ]
 
 #: Bump whenever the output of :func:`tokenize` can change (it invalidates every index cache).
-TOKENIZER_VERSION = "2025.2-nltk-snowball-hyphen"
+TOKENIZER_VERSION = f"2026.1-nltk-snowball-hyphen-nfc-invisible-unicode{unicodedata.unidata_version}"
 
 #: NLTK's English stopword list (179 words), the most widely used "standard" list. Kept in code so the
 #: tokenizer has no data-file dependency.
@@ -53,18 +59,52 @@ STOPWORDS: frozenset[str] = frozenset(
     """.split()
 )
 
+def _mark_class() -> str:
+    """A regex character-class body of every combining mark (Unicode category M*): accents of NFD
+    text, Indic vowel signs, Thai tone marks. Python's ``\\w`` leaves them out, which would split
+    ``Nu + U+0303 + nez`` or हिन्दी in two. Blocks known to hold no mark (CJK ideographs, Hangul
+    syllables, surrogates, private use) are skipped to keep the import cheap (~15 ms)."""
+    spans = ((0x300, 0x3400), (0xA000, 0xAC00), (0xD7B0, 0xD800), (0xF900, 0x20000), (0xE0100, 0xE01F0))
+    out: list[str] = []
+    start = prev = -2
+    category = unicodedata.category
+    for cp in itertools.chain.from_iterable(range(a, b) for a, b in spans):
+        if category(chr(cp))[0] != "M":
+            continue
+        if cp != prev + 1:
+            if start >= 0:
+                out.append(f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
+            start = cp
+        prev = cp
+    out.append(f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
+    return "".join(out)
+
+
+# Invisible characters that people's copy-paste leaves inside words (soft hyphen, zero-width space,
+# non-joiner, joiner, word joiner, BOM): part of the word they sit in, deleted before analysis.
+_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
+_MARKS = _mark_class()
 # A LaTeX command such as \textit or \epsilon (its braces and argument are ordinary text).
-_LATEX_COMMAND = r"\\[A-Za-z]+"
-# A word: letters/digits (any script) with inner apostrophes, optionally joined by hyphens.
-# [^\W_] is "alphanumeric" in every script; the underscore separates (``\ell_p`` -> ``p``).
+_LATEX_COMMAND = r"\\[A-Za-z]+(?![" + _MARKS + "])"  # "\\U" + U+0300 is no command: NFC makes it "\\Ù"
+# A word: letters/digits (any script) with inner apostrophes (' ’ ‘), optionally joined by hyphens.
+# [^\W_] is "alphanumeric" in every script; the underscore separates (``\ell_p`` -> ``p``). The full
+# pattern also lets combining marks and invisible characters continue a word and reads ’ ‘ as
+# apostrophes; on text without any of those the plain one finds the same words, 2x faster.
 _PART = r"[^\W_]+(?:'[^\W_]+)*"
-_WORD = rf"{_PART}(?:[-\u2010\u2011]{_PART})*"
+_PLAIN_WORD = rf"{_PART}(?:[-\u2010\u2011]{_PART})*"
+_RUN = rf"[^\W_]+(?:[{_MARKS}{_INVISIBLE}]+[^\W_]*)*"
+_PART_FULL = rf"{_RUN}(?:['\u2019\u2018][{_INVISIBLE}]*{_RUN})*"
+_WORD = rf"{_PART_FULL}(?:[-\u2010\u2011][{_INVISIBLE}]*{_PART_FULL})*"
+_PLAIN_WORD_RE = re.compile(_PLAIN_WORD)
+# Text without these reads the same with the plain pattern.
+_SPECIAL_RE = re.compile(f"[{_MARKS}{_INVISIBLE}\u2019\u2018]")
 _WORD_RE = re.compile(_WORD)
 _LATEX_RE = re.compile(_LATEX_COMMAND)
 # For spans over the original text: LaTeX commands are matched (and skipped) so they never yield words.
 _SPAN_RE = re.compile(rf"({_LATEX_COMMAND})|{_WORD}")
 _HYPHEN_RE = re.compile(r"[-\u2010\u2011]")
-# Typographic apostrophes/hyphens folded to ASCII before matching, so the memo keys stay canonical.
+# Typographic apostrophes folded to ASCII before matching, so the memo keys stay canonical.
 _FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 _stemmer = Stemmer.Stemmer("english")
@@ -133,8 +173,10 @@ def analyze_word(surface: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _prepare(text: str) -> str:
+    """Documents and queries alike: invisible characters deleted, NFC (so NFD input matches),
+    typographic apostrophes folded to ``'``. ASCII text is returned as is."""
     if not text.isascii():
-        text = unicodedata.normalize("NFC", text).translate(_FOLD)
+        text = unicodedata.normalize("NFC", _INVISIBLE_RE.sub("", text)).translate(_FOLD)
     return text
 
 
@@ -186,10 +228,13 @@ def surface_words(text: str) -> list[str]:
     Returns:
         The words in order.
     """
-    text = _prepare(text)
     if "\\" in text:
         text = _LATEX_RE.sub(" ", text)
-    return _WORD_RE.findall(text)
+    if text.isascii():
+        return _PLAIN_WORD_RE.findall(text)
+    # Words are found on the text as given (as iter_words finds them, for spans), then normalised.
+    words = (_PLAIN_WORD_RE if _SPECIAL_RE.search(text) is None else _WORD_RE).findall(text)
+    return [w if w.isascii() else _prepare(w) for w in words]
 
 
 def _analyzed_words(text: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:

@@ -96,3 +96,80 @@ def test_tokens_are_lowercase_and_nonempty(text):
 def test_every_stopword_is_dropped():
     assert tokenize(" ".join(STOPWORDS)) == []
     assert tokenize(" ".join(w.upper() for w in STOPWORDS)) == []
+
+
+# -- queries and documents normalise alike ---------------------------------------------------------
+
+APOSTROPHES = ["O'Brien's", "O\u2019Brien\u2019s", "O\u2018Brien\u2018s", "O\u02bcBrien\u02bcs"]
+
+
+def test_apostrophes_of_every_kind_are_one_word_in_queries_and_documents():
+    for form in APOSTROPHES:
+        assert tokenize(form) == ["o'brien"], form
+        assert [w.tokens for w in iter_words(form)] == [("o'brien",)], form
+    # Quotes around a word are not apostrophes.
+    assert [w.surface for w in iter_words("the \u2018model\u2019 works")] == ["the", "model", "works"]
+
+
+def test_nfc_and_nfd_forms_are_the_same_word():
+    nfc = "Jos\u00e9 N\u00fa\u00f1ez"
+    nfd = unicodedata.normalize("NFD", nfc)
+    assert nfd != nfc
+    assert tokenize(nfd) == tokenize(nfc) == ["jose", "nunez"]
+    assert [w.tokens for w in iter_words(nfd)] == [w.tokens for w in iter_words(nfc)]
+    assert [nfd[w.start : w.end] for w in iter_words(nfd)] == nfd.split()
+
+
+def test_invisible_characters_inside_words_are_ignored():
+    for joiner in "\u00ad\u200b\u200c\u200d\u2060\ufeff":
+        text = f"trans{joiner}former models"
+        assert tokenize(text) == tokenize("transformer models"), repr(joiner)
+        words = list(iter_words(text))
+        assert [text[w.start : w.end] for w in words] == [f"trans{joiner}former", "models"]
+        assert tokenize(f"flow-{joiner}matching") == tokenize("flow-matching")
+
+
+def test_marks_do_not_split_words_of_other_scripts():
+    assert len(list(iter_words("\u0939\u093f\u0928\u094d\u0926\u0940 \u092d\u093e\u0937\u093e"))) == 2
+    assert len(tokenize("\u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22")) == 1  # Thai vowel marks
+
+
+_NOISY_CHARS = "abU-' \\\u2019\u2018\u00e9\u00d9\u0300\u0301\u0308\u200b\u00ad\u2060xN"
+_NOISY = st.text(alphabet=st.sampled_from(list(_NOISY_CHARS)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.text(), _NOISY))
+def test_spans_and_tokens_agree_on_any_form(text):
+    # NFC, NFD and text strewn with invisible characters and curly apostrophes: the words found on
+    # the raw text give exactly tokenize's tokens, and tokenize does not depend on the form.
+    for form in (text, unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text)):
+        assert [t for w in iter_words(form) for t in w.tokens] == tokenize(form), repr(form)
+    assert tokenize(unicodedata.normalize("NFD", text)) == tokenize(unicodedata.normalize("NFC", text))
+
+
+def test_search_finds_a_paper_whatever_form_the_query_or_the_document_uses():
+    from retrieval.index import BM25Params, build_index
+    from retrieval.models import Paper
+
+    abstracts = [
+        "We revisit O\u2019Brien\u2019s estimator for sparse regression.",  # curly apostrophes
+        unicodedata.normalize("NFD", "Caf\u00e9 networks by Jos\u00e9 N\u00fa\u00f1ez."),  # NFD
+        "A trans\u200bformer with zero\u00adwidth noise.",  # invisible characters inside words
+        "Unrelated diffusion policies.",
+    ]
+    papers = tuple(
+        Paper(id=f"p{i}", title="", authors=("A",), et_al=False, area="T", abstract=a)
+        for i, a in enumerate(abstracts)
+    )
+    index = build_index(papers, BM25Params())
+    cases = {
+        "O\u2019Brien\u2019s": "p0", "O'Brien's": "p0", "o\u2019brien": "p0",
+        "N\u00fa\u00f1ez caf\u00e9": "p1", "nunez": "p1",
+        unicodedata.normalize("NFD", "N\u00fa\u00f1ez"): "p1",
+        "transformer": "p2", "zerowidth": "p2", "trans\u200bformer": "p2",
+    }
+    for query, want in cases.items():
+        hits = index.search(query, 5).hits
+        assert [h.paper.id for h in hits] == [want], repr(query)
+        assert "**" in hits[0].snippet, repr(query)  # the word is found again for highlighting
