@@ -28,6 +28,7 @@ from bot.errors import StartupError, on_tree_error
 from bot.i18n import PaperTranslator
 from bot.services import Services, open_services
 from bot.settings import Settings, SettingsError
+from bot.ui.deadline import PaperTree
 from retrieval.errors import RetrievalError
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ class PaperBot(commands.Bot):
             # Abstracts and queries are untrusted text: nothing we send may ever ping anyone.
             allowed_mentions=discord.AllowedMentions.none(),
             http_trace=http_trace,
+            tree_cls=PaperTree,  # defers any command still unanswered after 2 s (Discord allows 3)
             **options,
         )
         self.settings = settings

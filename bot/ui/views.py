@@ -24,6 +24,7 @@ from typing import Any
 import discord
 
 from bot.errors import handle_interaction_error
+from bot.ui.deadline import watch
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,7 @@ class BaseView(discord.ui.View):
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
         """Refuse (ephemerally) anyone but the owner, when the view has one; track accepted presses."""
         if self.owner_id is None or interaction.user.id == self.owner_id:
+            watch(interaction, update=True)  # a press still unanswered after 2 s is deferred
             self._track_press(interaction)
             return True
         await interaction.response.send_message(self.not_owner_message, ephemeral=True)
