@@ -1,4 +1,5 @@
-"""Bot latency at 100k abstracts, in process, on the fake Discord of bot/offline.py.
+"""Bot latency at 100k abstracts, in process, on the fake Discord of the tests
+(tests/support/fake_discord.py).
 
 1. /search: time from injecting the INTERACTION_CREATE payload to the moment the fake server has
    read the interaction callback body (p50/p99 over >= 200 queries; target p99 <= 50 ms).
@@ -27,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._synth import Generator, write_corpus  # noqa: E402
-from bot.offline import Harness  # noqa: E402
 from bot.settings import Settings  # noqa: E402
+from tests.support.fake_discord import Harness  # noqa: E402
 
 P99_TARGET_MS = 50.0
 STALL_TARGET_MS = 100.0

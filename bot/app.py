@@ -26,7 +26,7 @@ from bot.cooldown import UserCooldowns
 from bot.engine import Engine
 from bot.errors import StartupError, on_tree_error
 from bot.i18n import PaperTranslator
-from bot.services import Services, open_services
+from bot.services.registry import Services, open_services
 from bot.settings import Settings, SettingsError
 from bot.ui.deadline import PaperTree
 from retrieval.errors import RetrievalError

@@ -1,8 +1,10 @@
-"""``paperbot console``: the bot's own command code, offline, in the terminal.
+"""``paperbot console``: the bot's commands offline, in the terminal — no Discord, no token, no network.
 
-It starts the real :class:`~bot.app.PaperBot` on the fake Discord of :mod:`bot.offline` (no token, no
-network), turns each typed line into the same gateway payload Discord would send, and prints what the
-bot answered. You are the application's owner, so ``/admin`` commands work too.
+A thin adapter like the cogs: it opens the same services the bot uses (:mod:`bot.services`), reads
+each typed line with the slash commands' own option definitions (the cogs' app commands: names,
+ranges, choices), calls the service the cog would call, and prints what the bot would show — the
+same embeds, built by ``bot/ui`` — as text. Buttons and select options are numbered: type the number
+to press one. You own the application here, so ``/admin`` commands work too.
 
 Lines::
 
@@ -23,6 +25,9 @@ import logging
 import re
 import sys
 import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -30,8 +35,23 @@ from typing import IO, Any
 import discord
 from discord import app_commands
 
-from bot.offline import Exchange, Harness, RecordedRequest, iter_components
+from bot.cogs.admin import AdminCog
+from bot.cogs.ask import AskCog, answer_message
+from bot.cogs.library import LibraryCog
+from bot.cogs.search import SearchCog
+from bot.errors import StartupError, describe_query_error, user_message
+from bot.services.base import Confirmation, Notice
+from bot.services.library import SavedListPage
+from bot.services.registry import Services, open_services
+from bot.services.search import ResultPage
+from bot.services.transfer import ExportFile
 from bot.settings import Settings
+from bot.store import StoreError
+from bot.ui import embeds as E
+from bot.ui.admin import PROGRESS_EDIT_INTERVAL, progress_text, reindex_embed, stats_embed
+from bot.ui.library import lists_embed, saved_list_page
+from bot.ui.results import SAVE_PLACEHOLDER, SIMILAR_PLACEHOLDER, hit_options, result_content
+from retrieval.errors import QueryError
 from retrieval.text import plural
 
 log = logging.getLogger(__name__)
@@ -47,14 +67,68 @@ Type a slash command as you would in Discord, e.g.
 Free text fills the command's first required option; other options are name:value or name:"two words",
 and text after a text option belongs to it, as in Discord ("phrases" keep their quotes in a query).
 """
+SYNC_OFFLINE = (
+    "The console is offline: there are no Discord commands to sync here. Run /admin sync in Discord."
+)
+#: The cogs whose slash commands the console offers (their option definitions are read, not copied).
+COGS: tuple[type, ...] = (SearchCog, AskCog, LibraryCog, AdminCog)
+#: The console's user: the application's owner (so /admin works), with a Discord-shaped id.
+CONSOLE_USER_ID = 1200000000000000001
 
 _MENTION = re.compile(r"^@\S*\s*(.*)$", re.S)
 # A word: runs of plain characters and "double-quoted" stretches (an unclosed quote runs to the end).
 _TOKEN = re.compile(r'(?:[^\s"]+|"[^"]*"?)+')
 
+Press = Callable[[], Awaitable[None]]
+
+
+@dataclass
+class Control:
+    """A button (``select`` is None) or one option of a select; ``press`` is None when disabled."""
+
+    label: str
+    press: Press | None
+    select: str | None = None
+
+
+@dataclass
+class Message:
+    """What the bot would send: the same content and embeds, and the controls under them."""
+
+    content: str | None = None
+    embeds: list[discord.Embed] = field(default_factory=list)
+    ephemeral: bool = True
+    reply: bool = False
+    edited: bool = False
+    controls: list[Control] = field(default_factory=list)
+    file: tuple[str, bytes] | None = None
+
+
+def slash_commands() -> dict[str, app_commands.Command[Any, ..., Any] | app_commands.Group]:
+    """The bot's top-level slash commands (and groups) by name, as the cogs define them."""
+    found: dict[str, Any] = {}
+    for cog in COGS:
+        for command in cog.__cog_app_commands__:  # type: ignore[attr-defined]
+            found[command.name] = command
+    return dict(sorted(found.items()))
+
+
+def leaf_commands() -> Iterator[app_commands.Command[Any, ..., Any]]:
+    """Every invocable command (subcommands of groups included)."""
+
+    def walk(command: Any) -> Iterator[app_commands.Command[Any, ..., Any]]:
+        if isinstance(command, app_commands.Group):
+            for child in command.commands:
+                yield from walk(child)
+        else:
+            yield command
+
+    for command in slash_commands().values():
+        yield from walk(command)
+
 
 class Console:
-    """The read-eval-print loop over a :class:`Harness`."""
+    """The read-eval-print loop over the services."""
 
     def __init__(self, settings: Settings, stdin: IO[str], stdout: IO[str]) -> None:
         self.settings = settings
@@ -62,10 +136,37 @@ class Console:
         self.out = stdout
         self.interactive = stdin.isatty()
         self.ansi = stdout.isatty()
-        self.harness: Harness | None = None
-        self.controls: list[
-            tuple[dict[str, Any], str, str | None, int]
-        ] = []  # message, custom_id, value, type
+        self.services: Services | None = None
+        self.user_id = CONSOLE_USER_ID
+        self.commands = slash_commands()
+        self.controls: list[Control] = []
+        self.handlers: dict[str, Callable[[dict[str, Any]], Awaitable[None]]] = {
+            "search": self.search,
+            "paper": self.paper,
+            "similar": self.similar,
+            "ask": self.ask,
+            "save": self.save,
+            "unsave": self.unsave,
+            "saved": self.saved,
+            "lists": self.lists,
+            "list create": self.list_create,
+            "list rename": self.list_rename,
+            "list delete": self.list_delete,
+            "list move": self.list_move,
+            "list note": self.list_note,
+            "export": self.export,
+            "import": self.import_,
+            "forgetme": self.forgetme,
+            "admin reindex": self.admin_reindex,
+            "admin stats": self.admin_stats,
+            "admin sync": self.admin_sync,
+        }
+
+    @property
+    def s(self) -> Services:
+        """The services (opened by :meth:`run`)."""
+        assert self.services is not None  # noqa: S101 - set by run() before any line is read
+        return self.services
 
     def write(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -73,18 +174,14 @@ class Console:
     # -- the loop -------------------------------------------------------------------------------
 
     async def run(self) -> int:
-        from bot.app import StartupError
-
         try:
-            # The console's user is the application owner, so admin commands work offline.
-            self.harness = await Harness.start(self.settings)
+            self.services = await open_services(self.settings)
         except StartupError as exc:
             print(f"paperbot: {exc}", file=sys.stderr)
             return 2
-        h = self.harness
         try:
-            papers = len(h.bot.engine) if h.bot.engine is not None else 0
             if self.interactive:
+                papers = len(self.s.context.engine)
                 self.write(f"paperbot console — {plural(papers, 'paper')}, offline. Type help, or quit.")
             while True:
                 if self.interactive:
@@ -106,13 +203,11 @@ class Console:
                     log.debug("console command failed", exc_info=True)
                     self.write(f"! the bot raised {type(exc).__name__}: {exc}")
         finally:
-            await h.close()
+            await self.s.close()
         return 0
 
     async def handle(self, line: str) -> None:
         """Run one input line."""
-        h = self.harness
-        assert h is not None  # noqa: S101 - set by run()
         if line.lower() in {"help", "?", "/help"}:
             self.write(HELP)
             self.write(self.command_list())
@@ -122,37 +217,42 @@ class Console:
             return
         if line.startswith("@"):
             match = _MENTION.match(line)
-            text = match.group(1) if match else ""
-            self.show(await h.mention(text, user=h.owner))
+            await self.guarded(self.mention(match.group(1).strip() if match else ""))
             return
         if not line.startswith("/"):
             raise ValueError("start with / for a command, @bot for a question, or a number; 'help' lists all")
-        name, sub, options = self.parse(line[1:])
-        exchange = await h.run_command(name, options, subcommand=sub, user=h.owner, permissions=8)
-        exchange = await self.follow_modal(exchange)
-        self.show(exchange)
+        name, options = self.parse(line[1:])
+        query = options.get("query") or options.get("question")
+        await self.guarded(self.handlers[name](options), query=query if isinstance(query, str) else None)
+
+    async def guarded(self, work: Awaitable[None], *, query: str | None = None) -> None:
+        """Run ``work``; a known error is shown as the bot would show it (only to the user)."""
+        try:
+            await work
+        except Exception as exc:
+            text = user_message(exc, query=query)
+            if text is None:
+                raise
+            self.show(Message(content=text))
 
     # -- parsing --------------------------------------------------------------------------------
 
-    def parse(self, text: str) -> tuple[str, str | None, dict[str, Any]]:
-        """``search foo bar limit:3`` → (name, subcommand path, options by display name)."""
-        h = self.harness
-        assert h is not None  # noqa: S101
+    def parse(self, text: str) -> tuple[str, dict[str, Any]]:
+        """``search foo bar limit:3`` → (qualified command name, options by display name)."""
         # Quotes are kept in the words so that "phrases" reach the query language; apostrophes are text.
         tokens = _TOKEN.findall(text)
         if not tokens:
             raise ValueError("which command? 'help' lists them")
-        command: Any = h.bot.tree.get_command(tokens[0].lower())
+        command: Any = self.commands.get(tokens[0].lower())
         if command is None:
             raise LookupError(f"no command /{tokens[0]} — 'help' lists them")
         path = [tokens.pop(0).lower()]
         while isinstance(command, app_commands.Group):
+            subs = ", ".join(c.name for c in command.commands)
             if not tokens:
-                subs = ", ".join(c.name for c in command.commands)
                 raise LookupError(f"/{' '.join(path)} needs a subcommand: {subs}")
             child = command.get_command(tokens[0].lower())
             if child is None:
-                subs = ", ".join(c.name for c in command.commands)
                 raise LookupError(f"/{' '.join(path)} has no subcommand {tokens[0]!r} (one of: {subs})")
             path.append(tokens.pop(0).lower())
             command = child
@@ -193,7 +293,7 @@ class Console:
         missing = [p.display_name for p in command.parameters if p.required and p.display_name not in options]
         if missing:
             raise ValueError(f"/{' '.join(path)} needs {', '.join(missing)}")
-        return path[0], " ".join(path[1:]) or None, options
+        return " ".join(path), options
 
     def convert(self, param: app_commands.Parameter, value: str) -> Any:
         """A typed option value as Discord would send it (Discord's client enforces the ranges)."""
@@ -225,11 +325,9 @@ class Console:
         if kind is discord.AppCommandOptionType.attachment:
             path = Path(value).expanduser()
             try:
-                data = path.read_bytes()
+                return path.name, path.read_bytes()
             except OSError as exc:
                 raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-            assert self.harness is not None  # noqa: S101
-            return self.harness.fake.add_attachment(path.name, data)
         if param.choices:
             typed = value.strip().lower()
             for choice in param.choices:
@@ -244,179 +342,319 @@ class Console:
         return value
 
     def command_list(self) -> str:
-        """Every registered command with its options, for ``help``."""
-        h = self.harness
-        assert h is not None  # noqa: S101
+        """Every command with its options, for ``help``."""
         lines = ["Commands:"]
-
-        def walk(command: Any, prefix: str) -> None:
-            if isinstance(command, app_commands.Group):
-                for child in command.commands:
-                    walk(child, f"{prefix}{command.name} ")
-                return
+        for command in leaf_commands():
             opts = " ".join(
                 (f"<{p.display_name}>" if p.required else f"[{p.display_name}:…]") for p in command.parameters
             )
-            lines.append(f"  /{prefix}{command.name} {opts}".rstrip() + f"  — {command.description}")
-
-        for command in sorted(h.bot.tree.get_commands(), key=lambda c: c.name):
-            walk(command, "")
+            lines.append(f"  /{command.qualified_name} {opts}".rstrip() + f"  — {command.description}")
         return "\n".join(lines)
+
+    # -- commands: finding papers ---------------------------------------------------------------
+
+    async def search(self, o: dict[str, Any]) -> None:
+        query, area, author, limit = o["query"], o.get("area"), o.get("author"), o.get("limit")
+
+        async def fetch(page: int) -> ResultPage:
+            return await self.s.search.page(
+                self.user_id, query, page=page, per_page=limit, area=area, author=author
+            )
+
+        await self.show_results(await fetch(0), fetch, ephemeral=not o.get("public", False))
+
+    async def paper(self, o: dict[str, Any]) -> None:
+        page = await self.s.papers.paper(self.user_id, o["id"])
+        pid = page.paper.id
+        controls = [
+            Control("⭐ Save", lambda: self.quick_save(pid)),
+            Control("Similar papers", lambda: self.show_similar(pid, ephemeral=True)),
+        ]
+        embeds = E.paper_embeds(page.paper, saved=page.saved)
+        self.show(Message(embeds=embeds, ephemeral=not o.get("public", False), controls=controls))
+
+    async def similar(self, o: dict[str, Any]) -> None:
+        await self.show_similar(o["id"], ephemeral=not o.get("public", False))
+
+    async def show_similar(self, paper_id: str, *, ephemeral: bool) -> None:
+        async def fetch(page: int) -> ResultPage:
+            return await self.s.papers.similar(self.user_id, paper_id, page=page)
+
+        await self.show_results(await fetch(0), fetch, ephemeral=ephemeral)
+
+    async def show_results(
+        self, first: ResultPage, fetch: Callable[[int], Awaitable[ResultPage]], *, ephemeral: bool
+    ) -> None:
+        if first.notice is not None:
+            self.show(Message(content=first.notice))
+            return
+        self.show(self.results_message(first, fetch, ephemeral=ephemeral))
+
+    def results_message(
+        self,
+        page: ResultPage,
+        fetch: Callable[[int], Awaitable[ResultPage]],
+        *,
+        ephemeral: bool,
+        edited: bool = False,
+    ) -> Message:
+        """A result page with its paging buttons, save select and similar select (as ResultsView)."""
+
+        async def goto(index: int) -> None:
+            self.show(self.results_message(await fetch(index), fetch, ephemeral=ephemeral, edited=True))
+
+        controls = pager(page.page, page.pages, goto)
+        options = hit_options(page.hits)
+        controls += [Control(o.label, _bind(self.quick_save, o.value), SAVE_PLACEHOLDER) for o in options]
+        controls += [
+            Control(o.label, _bind(self.show_similar, o.value, ephemeral=True), SIMILAR_PLACEHOLDER)
+            for o in options
+        ]
+        embeds = E.hits_embeds(page.hits, page.saved_ids)
+        return Message(result_content(page), embeds, ephemeral=ephemeral, edited=edited, controls=controls)
+
+    async def quick_save(self, paper_id: str) -> None:
+        await self.guarded(self._quick_save(paper_id))
+
+    async def _quick_save(self, paper_id: str) -> None:
+        self.notice(await self.s.library.quick_save(self.user_id, paper_id))
+
+    async def ask(self, o: dict[str, Any]) -> None:
+        content, embeds = answer_message(await self.s.answers.ask(o["question"]))
+        public = o.get("public", False) and bool(embeds)  # "nothing found" is only for the asker
+        self.show(Message(content=content, embeds=embeds, ephemeral=not public))
+
+    async def mention(self, question: str) -> None:
+        """A message mentioning the bot: answered like /ask, as a reply (as the ask cog does)."""
+        if not question:
+            self.show(Message(self.s.answers.mention_help("paperbot"), ephemeral=False, reply=True))
+            return
+        try:
+            reply = await self.s.answers.ask(question)
+        except QueryError as exc:
+            self.show(Message(describe_query_error(exc, question), ephemeral=False, reply=True))
+            return
+        content, embeds = answer_message(reply)
+        self.show(Message(content, embeds, ephemeral=False, reply=True))
+
+    # -- commands: saved papers -----------------------------------------------------------------
+
+    async def save(self, o: dict[str, Any]) -> None:
+        self.notice(await self.s.library.save(self.user_id, o["id"], o.get("list"), o.get("note")))
+
+    async def unsave(self, o: dict[str, Any]) -> None:
+        self.notice(await self.s.library.unsave(self.user_id, o["id"], o.get("list")))
+
+    async def saved(self, o: dict[str, Any]) -> None:
+        first = await self.s.library.saved(self.user_id, o.get("list"))
+        if isinstance(first, Notice):
+            self.notice(first)
+            return
+        self.show(self.saved_message(first))
+
+    def saved_message(self, result: SavedListPage, *, edited: bool = False) -> Message:
+        async def goto(index: int) -> None:
+            page = await self.s.library.saved_page(
+                self.user_id, result.list_name, index, other_lists=result.other_lists
+            )
+            self.show(self.saved_message(page, edited=True))
+
+        page = saved_list_page(result)
+        return Message(embeds=page.embeds, edited=edited, controls=pager(result.page, page.page_count, goto))
+
+    async def lists(self, o: dict[str, Any]) -> None:
+        overview = await self.s.library.lists(self.user_id)
+        if isinstance(overview, Notice):
+            self.notice(overview)
+            return
+        self.show(Message(embeds=[lists_embed(overview)]))
+
+    async def list_create(self, o: dict[str, Any]) -> None:
+        self.notice(await self.s.library.create_list(self.user_id, o["name"]))
+
+    async def list_rename(self, o: dict[str, Any]) -> None:
+        self.notice(await self.s.library.rename_list(self.user_id, o["old"], o["new"]))
+
+    async def list_delete(self, o: dict[str, Any]) -> None:
+        self.confirm(await self.s.library.delete_list(self.user_id, o["name"]))
+
+    async def list_move(self, o: dict[str, Any]) -> None:
+        self.notice(await self.s.library.move(self.user_id, o["id"], o["to"], o.get("from")))
+
+    async def list_note(self, o: dict[str, Any]) -> None:
+        self.notice(await self.s.library.set_note(self.user_id, o["id"], o.get("note"), o.get("list")))
+
+    async def forgetme(self, o: dict[str, Any]) -> None:
+        self.confirm(await self.s.library.forget(self.user_id))
+
+    def confirm(self, asked: Confirmation | Notice) -> None:
+        """The question with Confirm / Cancel, as the confirmation view shows it."""
+        if isinstance(asked, Notice):
+            self.notice(asked)
+            return
+
+        async def yes() -> None:
+            try:
+                text = await asked.confirm()
+            except StoreError as exc:
+                text = str(exc)
+            self.show(Message(text, edited=True))
+
+        async def no() -> None:
+            self.show(Message(asked.cancelled, edited=True))
+
+        self.show(Message(asked.question, controls=[Control("Confirm", yes), Control("Cancel", no)]))
+
+    async def export(self, o: dict[str, Any]) -> None:
+        result = await self.s.transfer.export(self.user_id, o["format"], o.get("list"))
+        if isinstance(result, ExportFile):
+            self.show(Message(result.text, file=(result.filename, result.data)))
+        else:
+            self.notice(result)
+
+    async def import_(self, o: dict[str, Any]) -> None:
+        filename, data = o["file"]
+        transfer = self.s.transfer
+        refused = transfer.check_import(filename, len(data))
+        self.notice(refused or await transfer.import_json(self.user_id, data, o.get("list")))
+
+    # -- commands: administration (the console's user owns the application) ----------------------
+
+    async def admin_reindex(self, o: dict[str, Any]) -> None:
+        admin = self.s.admin
+        plan = admin.plan_reindex(o.get("path"))
+        started = time.monotonic()
+        last = [float("-inf")]
+
+        def progress(stage: str, done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_EDIT_INTERVAL:  # as often as the Discord message is edited
+                last[0] = now
+                self.show(Message(progress_text(plan.shown, stage, done, total, now - started), edited=True))
+
+        self.show(Message(progress_text(plan.shown, "start", 0, 0, 0.0), edited=True))
+        last[0] = time.monotonic()
+        outcome = await admin.reindex(plan, progress=progress)
+        if outcome.error is not None:
+            self.show(Message(outcome.error, edited=True))
+            return
+        embeds = E.fit_embeds([reindex_embed(outcome)])
+        self.show(Message("✅ Reindex complete.", embeds, edited=True))
+
+    async def admin_stats(self, o: dict[str, Any]) -> None:
+        self.show(Message(embeds=E.fit_embeds([stats_embed(await self.s.admin.stats())])))
+
+    async def admin_sync(self, o: dict[str, Any]) -> None:
+        self.show(Message(SYNC_OFFLINE))
 
     # -- controls -------------------------------------------------------------------------------
 
     async def press(self, number: int) -> None:
         """Press control ``number`` of the last message (button, or one option of a select)."""
-        h = self.harness
-        assert h is not None  # noqa: S101
-        if not 1 <= number <= len(self.controls):
+        enabled = [c for c in self.controls if c.press is not None]
+        if not 1 <= number <= len(enabled):
             raise LookupError("no such control — the last message's controls are numbered [1], [2], …")
-        message, custom_id, value, kind = self.controls[number - 1]
-        current = h.fake.messages.get(int(message["id"]), message)
-        if kind == 2:
-            exchange = await h.click(current, custom_id, user=h.owner)
-        else:
-            exchange = await h.select(current, custom_id, [value or ""], user=h.owner)
-        self.show(await self.follow_modal(exchange))
-
-    async def follow_modal(self, exchange: Exchange) -> Exchange:
-        """If the answer opened a modal, ask for each field on the terminal and submit it."""
-        h = self.harness
-        assert h is not None  # noqa: S101
-        if exchange.callback_type != 9 or exchange.callback is None:
-            return exchange
-        modal = (exchange.callback.json or {}).get("data") or {}
-        self.write(f"┌ {modal.get('title', 'Form')}")
-        values: dict[str, str | list[str]] = {}
-        for field in iter_components(modal.get("components") or []):
-            if field.get("type") != 4:
-                continue
-            label = field.get("label") or field.get("placeholder") or field["custom_id"]
-            self.out.write(f"│ {label}: ")
-            self.out.flush()
-            answer = await _readline(self.stdin)
-            values[field["custom_id"]] = answer.rstrip("\n")
-        self.write("└")
-        return await h.submit_modal(exchange, values, user=h.owner)
+        press = enabled[number - 1].press
+        assert press is not None  # noqa: S101 - filtered above
+        await self.guarded(press())
 
     # -- rendering ------------------------------------------------------------------------------
 
-    def show(self, exchange: Exchange) -> None:
-        """Print every message the exchange created or edited."""
-        shown = False
-        for request in exchange.requests:
-            text = self.render_request(request)
-            if text:
-                self.write(text)
-                shown = True
-        if not shown and exchange.requests:
-            self.write("(no visible reply)")
+    def notice(self, notice: Notice) -> None:
+        self.show(Message(notice.text, ephemeral=not notice.public))
 
-    def render_request(self, request: RecordedRequest) -> str | None:
-        kind = request.callback_type
-        if kind == 5:
-            return None  # "thinking…"; the followup or edit is printed next
-        if kind == 9 or kind == 6 or kind == 8:
-            return None
-        if request.method not in ("POST", "PATCH") or request.message is None:
-            return None
-        body = request.body
-        if not body and kind != 7:
-            return None
-        return self.render_message(request.message, edited=request.method == "PATCH" or kind == 7)
+    def show(self, message: Message) -> None:
+        """Print ``message``; its controls become the numbered controls (an edit always replaces them)."""
+        self.write(self.render(message))
+        if message.controls or message.edited:
+            self.controls = message.controls
 
     def text(self, markdown: str, *, highlight: bool = False) -> str:
         """Discord markdown for the terminal: bold in ANSI on a terminal; when piped, only ``highlight``
         text (snippets, where bold marks the query words) keeps its ``**x**``."""
         return _terminal_text(markdown, ansi=self.ansi, keep_bold=highlight)
 
-    def render_message(self, message: dict[str, Any], *, edited: bool = False) -> str:
-        """A message as terminal text; its controls become this session's numbered controls."""
+    def render(self, message: Message) -> str:
+        """A message as terminal text, its controls numbered."""
         lines: list[str] = []
-        flags = int(message.get("flags") or 0)
         marks = []
-        if flags & 64:
+        if message.ephemeral:
             marks.append("(only you can see this)")
-        if message.get("message_reference"):
+        if message.reply:
             marks.append("(reply)")
-        if edited:
+        if message.edited:
             marks.append("(updated)")
         if marks:
             lines.append(" ".join(marks))
-        if message.get("content"):
-            lines.append(self.text(message["content"]))
-        for embed in message.get("embeds") or []:
-            lines.append("┌" + "─" * 60)
-            if embed.get("author", {}).get("name"):
-                lines.append(f"│ {embed['author']['name']}")
-            if embed.get("title"):
-                url = f"  <{embed['url']}>" if embed.get("url") else ""
-                lines.append(f"│ {self.text(embed['title'])}{url}")
-            if embed.get("description"):
-                description = self.text(embed["description"], highlight=True)
-                lines += [f"│ {line}" for line in description.splitlines()]
-            for field in embed.get("fields") or []:
-                value = self.text(field["value"], highlight=True).replace("\n", "\n│   ")
-                lines.append(f"│ {self.text(field['name'])}: {value}")
-            if embed.get("footer", {}).get("text"):
-                lines.append(f"│ — {embed['footer']['text']}")
-            lines.append("└" + "─" * 60)
-        for attachment in message.get("attachments") or []:
-            lines.append(f"📎 {attachment['filename']} ({attachment.get('size', 0)} bytes)")
-            lines += self.preview(attachment)
-        controls = self.number_controls(message)
-        if controls:
-            lines.append(controls)
+        if message.content:
+            lines.append(self.text(E.fit_content(message.content) or ""))
+        for embed in message.embeds:
+            lines += self.render_embed(embed.to_dict())
+        if message.file is not None:
+            filename, data = message.file
+            lines.append(f"📎 {filename} ({len(data)} bytes)")
+            text = data.decode("utf-8", "replace").splitlines()
+            lines += [f"   {line}" for line in text[:8]] + (["   …"] if len(text) > 8 else [])
+        lines += self.render_controls(message.controls)
         return "\n".join(lines)
 
-    def preview(self, attachment: dict[str, Any]) -> list[str]:
-        """The first lines of an attachment the fake stored."""
-        h = self.harness
-        if h is None:
-            return []
-        for filename, data in h.fake.attachments.values():
-            if filename == attachment["filename"] and len(data) == attachment.get("size"):
-                text = data.decode("utf-8", "replace").splitlines()
-                more = ["   …"] if len(text) > 8 else []
-                return [f"   {line}" for line in text[:8]] + more
+    def render_embed(self, embed: dict[str, Any]) -> list[str]:
+        lines = ["┌" + "─" * 60]
+        if embed.get("author", {}).get("name"):
+            lines.append(f"│ {embed['author']['name']}")
+        if embed.get("title"):
+            url = f"  <{embed['url']}>" if embed.get("url") else ""
+            lines.append(f"│ {self.text(embed['title'])}{url}")
+        if embed.get("description"):
+            description = self.text(embed["description"], highlight=True)
+            lines += [f"│ {line}" for line in description.splitlines()]
+        for item in embed.get("fields") or []:
+            value = self.text(item["value"], highlight=True).replace("\n", "\n│   ")
+            lines.append(f"│ {self.text(item['name'])}: {value}")
+        if embed.get("footer", {}).get("text"):
+            lines.append(f"│ — {embed['footer']['text']}")
+        lines.append("└" + "─" * 60)
+        return lines
+
+    def render_controls(self, controls: list[Control]) -> list[str]:
+        """Buttons on one line (disabled ones in parentheses), then each select with its options."""
+        number = 0
+        buttons: list[str] = []
+        selects: dict[str, list[str]] = {}
+        for control in controls:
+            if control.press is None:
+                shown = f"({control.label})"
+            else:
+                number += 1
+                shown = f"[{number}] {control.label}"
+            if control.select is None:
+                buttons.append(shown)
+            else:
+                selects.setdefault(control.select, []).append(f"  {shown}")
+        lines = ["  ".join(buttons)] if buttons else []
+        for placeholder, options in selects.items():
+            lines += [placeholder, *options]
+        return lines
+
+
+def pager(index: int, pages: int, goto: Callable[[int], Awaitable[None]]) -> list[Control]:
+    """◀ Previous · page · Next ▶, as the paginator shows them (none for a single page)."""
+    if pages <= 1:
         return []
+    return [
+        Control("◀ Previous", _bind(goto, index - 1) if index > 0 else None),
+        Control(f"{index + 1}/{pages}", None),
+        Control("Next ▶", _bind(goto, index + 1) if index < pages - 1 else None),
+    ]
 
-    def number_controls(self, message: dict[str, Any]) -> str:
-        """Number the message's enabled buttons and select options; remember them for ``press``."""
-        components = message.get("components") or []
-        if not components:
-            return ""
-        controls: list[tuple[dict[str, Any], str, str | None, int]] = []
-        lines: list[str] = []
-        for row in components:
-            row_parts: list[str] = []
-            for component in iter_components([row]):
-                kind = component.get("type")
-                if kind == 2:
-                    label = (
-                        (component.get("emoji") or {}).get("name", "") + " " + (component.get("label") or "")
-                    )
-                    if component.get("url"):
-                        row_parts.append(f"[link {label.strip()}: {component['url']}]")
-                    elif component.get("disabled"):
-                        row_parts.append(f"({label.strip()})")
-                    else:
-                        controls.append((message, component["custom_id"], None, 2))
-                        row_parts.append(f"[{len(controls)}] {label.strip()}")
-                elif kind == 3:
-                    state = " (disabled)" if component.get("disabled") else ""
-                    lines.append(f"{component.get('placeholder') or 'Choose'}{state}")
-                    for option in component.get("options") or []:
-                        if component.get("disabled"):
-                            lines.append(f"    · {option['label']}")
-                            continue
-                        controls.append((message, component["custom_id"], option["value"], 3))
-                        lines.append(f"  [{len(controls)}] {option['label']}")
-            if row_parts:
-                lines.append("  ".join(row_parts))
-        if controls:
-            self.controls = controls
-        return "\n".join(lines)
+
+def _bind(function: Callable[..., Awaitable[None]], *args: Any, **kwargs: Any) -> Press:
+    """``function(*args, **kwargs)`` as a control's press."""
+
+    async def press() -> None:
+        await function(*args, **kwargs)
+
+    return press
 
 
 _TIMESTAMP = re.compile(r"<t:(-?\d{1,13})(?::([tTdDfFR]))?>")
@@ -474,12 +712,10 @@ async def _readline(stream: IO[str]) -> str:
 
 
 def run_console(settings: Settings, *, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Run the offline console until ``quit`` or end of input; 0 on success, 2 if the bot cannot start."""
-    # One person at a keyboard (or a script of commands): the per-user cooldown would only get in the way.
+    """Run the offline console until ``quit`` or end of input; 0 on success, 2 if it cannot start."""
+    # One person at a keyboard (or a script of commands): nothing is rate-limited here.
     settings = dataclasses.replace(settings, cooldown_per=0.0)
     console = Console(settings, stdin or sys.stdin, stdout or sys.stdout)
-    # Voice support is irrelevant offline; its "PyNaCl is not installed" warnings would only confuse.
-    logging.getLogger("discord.client").setLevel(logging.ERROR)
     try:
         return asyncio.run(console.run())
     except KeyboardInterrupt:

@@ -28,7 +28,7 @@ from bot.ui.paginator import Paginator
 
 if TYPE_CHECKING:
     from bot.app import PaperBot
-    from bot.services import Services
+    from bot.services.registry import Services
 
 log = logging.getLogger(__name__)
 

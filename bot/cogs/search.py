@@ -9,7 +9,7 @@ from discord.ext import commands
 
 from bot.app import PaperBot
 from bot.cooldown import shared_cooldown
-from bot.services import Services
+from bot.services.registry import Services
 from bot.services.search import ResultPage
 from bot.ui import embeds as E
 from bot.ui.choices import area_choices, id_choices

@@ -19,7 +19,7 @@ from bot.ui.views import BaseView
 from retrieval.models import Hit
 
 if TYPE_CHECKING:
-    from bot.services import Services
+    from bot.services.registry import Services
 
 FetchResults = Callable[[int], Awaitable[ResultPage]]
 SAVE_PLACEHOLDER = "Save a paper from this page…"

@@ -1,6 +1,6 @@
 """Fixtures for the bot tests: a real PaperBot on a fake Discord, and checks of everything it sent.
 
-For test authors (see also bot/offline.py)::
+For test authors (see also tests/support/fake_discord.py)::
 
     async def test_something(harness):                  # started bot, temp SQLite, bundled corpus
         ex = await harness.run_command("search", {"query": "reward models"})
@@ -29,9 +29,9 @@ from typing import Any
 
 import pytest
 
-from bot.offline import FakeDiscord, Harness
 from bot.settings import PROJECT_ROOT, Settings
 from tests.bot import openapi_check
+from tests.support.fake_discord import FakeDiscord, Harness
 
 CORPUS = PROJECT_ROOT / "data" / "corpus"
 

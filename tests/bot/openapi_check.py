@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from bot.offline import RecordedRequest, iter_components
+from tests.support.fake_discord import RecordedRequest, iter_components
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # Discord's spec is read where the workplace keeps it (beside the project, never copied into it). On a

@@ -14,10 +14,10 @@ import pytest
 
 import bot.engine as engine_module
 from bot.cogs.admin import TRANSLATIONS_ZH
-from bot.offline import APPLICATION_ID, GUILD_ID
 from bot.ui import admin as admin_module
 from retrieval.models import SkippedBlock
 from tests.bot.conftest import CORPUS
+from tests.support.fake_discord import APPLICATION_ID, GUILD_ID
 
 EPHEMERAL = 64
 ADMINISTRATOR = discord.Permissions(administrator=True).value

@@ -1,11 +1,10 @@
-"""PaperBot start-up, shutdown, sync payload, admin check, offline seams — and canaries for the
-private discord.py names the harness relies on (pinned 2.7.1)."""
+"""PaperBot start-up, shutdown, sync payload, admin check and the test seams (the canaries for the
+private discord.py names the fake Discord relies on are in tests/bot/test_discord_canaries.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import os
 import signal
@@ -16,49 +15,10 @@ import pytest
 from discord import app_commands
 
 from bot.app import PaperBot, run_bot
-from bot.offline import GUILD_ID, FakeDiscord, NetworkBlocked, loopback_only_trace
 from tests.bot import openapi_check
+from tests.support.fake_discord import GUILD_ID, FakeDiscord, NetworkBlocked, loopback_only_trace
 
 FAKE_TOKEN = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.Gabcde.fake-token-never-logged-0123456789"
-
-
-# -- canaries: each private name the offline harness uses -----------------------------------------
-
-
-def test_canary_discord_version_is_pinned():
-    assert discord.__version__ == "2.7.1"
-
-
-def test_canary_route_base_is_shared_by_rest_and_webhooks():
-    assert isinstance(discord.http.Route.BASE, str)
-    assert discord.webhook.async_.Route is discord.http.Route
-
-
-def test_canary_default_gateway():
-    assert str(discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY).startswith("wss://gateway.discord.gg")
-    assert "cls.DEFAULT_GATEWAY" in inspect.getsource(discord.gateway.DiscordWebSocket.from_client)
-
-
-def test_canary_task_names():
-    assert "name='CommandTree-invoker'" in inspect.getsource(app_commands.CommandTree._from_interaction)
-    assert "discord-ui-view-dispatch-" in inspect.getsource(discord.ui.View._dispatch_item)
-    assert "discord-ui-modal-dispatch-" in inspect.getsource(discord.ui.Modal)
-    assert "discord-ui-dynamic-item-" in inspect.getsource(discord.ui.view.ViewStore)
-    assert "name=f'discord.py: {event_name}'" in inspect.getsource(discord.Client._schedule_event)
-
-
-async def test_canary_connection_parsers(harness):
-    parsers = harness.bot._connection.parsers
-    assert callable(parsers["INTERACTION_CREATE"]) and callable(parsers["MESSAGE_CREATE"])
-
-
-async def test_canary_view_store_views(harness):
-    # Harness.timeout_views/close walk ConnectionState._view_store._views to find live views.
-    ex = await harness.run_command("search", {"query": "learning"})
-    store = harness.bot._connection._view_store
-    assert isinstance(store._views, dict)
-    assert [v for v in __import__("bot.offline").offline._live_views(harness.bot) if not v.is_finished()]
-    assert ex.message
 
 
 # -- start-up -----------------------------------------------------------------------------------
@@ -125,7 +85,7 @@ async def test_http_trace_refuses_non_loopback_hosts(harness):
 
 
 async def test_close_closes_the_database(settings_factory):
-    from bot.offline import Harness
+    from tests.support.fake_discord import Harness
 
     h = await Harness.start(settings_factory())
     store = h.bot.store

@@ -1,9 +1,10 @@
-"""Discord without Discord: a fake REST server on loopback and an injector of real gateway payloads.
+"""Discord without Discord, for the tests: a fake REST server on loopback and an injector of real
+gateway payloads. Test machinery only — nothing in bot/ or retrieval/ imports it.
 
-The bot under test (or in the console) is the real :class:`~bot.app.PaperBot`: it logs in with
-``bot.login("test-token")`` against :class:`FakeDiscord`, its ``setup_hook`` runs, and interactions are
-fed through discord.py's own gateway parser, so the real ``CommandTree``, views, ``InteractionResponse``
-and webhook code produce real HTTP bodies, which the fake records. See shared/docs/discord-testing.md.
+The bot under test is the real :class:`~bot.app.PaperBot`: it logs in with ``bot.login("test-token")``
+against :class:`FakeDiscord`, its ``setup_hook`` runs, and interactions are fed through discord.py's
+own gateway parser, so the real ``CommandTree``, views, ``InteractionResponse`` and webhook code
+produce real HTTP bodies, which the fake records. See shared/docs/discord-testing.md.
 
 Typical use (tests get this from the ``harness`` fixture in tests/bot/conftest.py)::
 
@@ -19,7 +20,8 @@ Each injector awaits every task the event spawned (``CommandTree-invoker``, ``di
 ``discord-ui-modal-dispatch-*``, ``discord-ui-dynamic-item-*``, ``discord.py: *``), re-raises their
 exceptions, and returns an :class:`Exchange` holding the requests that event produced.
 
-Private discord.py names used (pinned 2.7.1; canary tests in tests/bot/test_app.py): ``Route.BASE``,
+Private discord.py names used (one canary test each in tests/bot/test_discord_canaries.py, run on the
+lowest and the newest discord.py the project allows): ``Route.BASE``,
 ``DiscordWebSocket.DEFAULT_GATEWAY`` (only for ``bot.start`` against the fake gateway),
 ``ConnectionState.parsers`` and ``ConnectionState._view_store._views`` (via ``bot._connection``; the
 latter only to find live views for :meth:`Harness.timeout_views`) and the task names above.

@@ -1,0 +1,84 @@
+"""Every feature's service, built once over the shared context (see bot/services/__init__.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bot.engine import Engine
+from bot.errors import StartupError
+from bot.services.admin import AdminService
+from bot.services.answers import AnswerService
+from bot.services.base import Context
+from bot.services.library import LibraryService
+from bot.services.papers import PaperService
+from bot.services.search import SearchService
+from bot.services.transfer import TransferService
+from bot.store import Store, StoreError
+from retrieval.errors import RetrievalError
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+@dataclass
+class Services:
+    """Every feature's service, sharing one :class:`Context` (settings, engine, store)."""
+
+    context: Context
+    search: SearchService = field(init=False)
+    papers: PaperService = field(init=False)
+    answers: AnswerService = field(init=False)
+    library: LibraryService = field(init=False)
+    transfer: TransferService = field(init=False)
+    admin: AdminService = field(init=False)
+
+    def __post_init__(self) -> None:
+        ctx = self.context
+        self.search = SearchService(ctx)
+        self.papers = PaperService(ctx)
+        self.answers = AnswerService(ctx)
+        self.library = LibraryService(ctx)
+        self.transfer = TransferService(ctx)
+        self.admin = AdminService(ctx)
+
+    async def close(self) -> None:
+        """Close the store (once)."""
+        await self.context.close()
+
+
+async def open_services(settings: Settings, *, started_at: dt.datetime | None = None) -> Services:
+    """Open the store and the index, reconcile them, and return the services over them.
+
+    Raises:
+        StartupError: The database or the corpus cannot be opened (one line, fit for a terminal).
+    """
+    try:
+        settings.database_path.parent.mkdir(parents=True, exist_ok=True)
+        store: Any = await Store.open(
+            settings.database_path,
+            max_saved_per_user=settings.max_saved_per_user,
+            max_lists_per_user=settings.max_lists_per_user,
+        )
+    except (StoreError, OSError) as exc:
+        raise StartupError(f"cannot open the database {settings.database_path}: {exc}") from None
+    try:
+        try:
+            engine = await Engine.load(settings, store=store)
+        except (RetrievalError, OSError, ValueError) as exc:
+            raise StartupError(f"cannot load the corpus {settings.corpus_path}: {exc}") from None
+        result = await store.reconcile(engine.index.papers)
+    except BaseException:
+        await store.close()
+        raise
+    log.info("saved lists reconciled with the corpus: %s", result)
+    context = Context(
+        settings=settings,
+        engine=engine,
+        store=store,
+        started_at=started_at or dt.datetime.now(dt.UTC),
+    )
+    return Services(context)
