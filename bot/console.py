@@ -677,7 +677,7 @@ def _terminal_text(text: str, *, ansi: bool, keep_bold: bool = False) -> str:
     elif not keep_bold:
         text = re.sub(r"(?<!\\)\*\*(.+?)(?<!\\)\*\*", r"\1", text)
     # Discord shows \~ or \* as the bare character; so does the terminal.
-    return re.sub(r"\\([*_~`|>\\])", r"\1", text)
+    return re.sub(r"\\([*_~`|>\\#\[\]-])", r"\1", text)
 
 
 async def _readline(stream: IO[str]) -> str:

@@ -8,6 +8,7 @@ markdown, and it runs only for what is shown::
 
     render.snippet(hit.snippet)      # "… a **sparse** **autoencoder** learns …" (≤ 300 characters)
     render.display(paper.abstract)   # the abstract with its LaTeX as readable Unicode
+    render.abstract(paper.abstract)  # the same, with markdown the author did not mean escaped
     render.escape("a_b*c")           # "a\\_b\\*c"
 """
 
@@ -18,7 +19,7 @@ import re
 from retrieval.models import Snippet
 from retrieval.text import latex_to_display
 
-__all__ = ["ELLIPSIS", "SNIPPET_LIMIT", "display", "escape", "snippet"]
+__all__ = ["ELLIPSIS", "SNIPPET_LIMIT", "abstract", "display", "escape", "snippet", "unmeant"]
 
 #: Longest snippet, in characters, markdown included (the sentence choice in retrieval.search
 #: uses the same budget).
@@ -38,6 +39,42 @@ def escape(text: str) -> str:
 def display(text: str) -> str:
     """Abstract or title text as Discord shows it (LaTeX converted to readable Unicode)."""
     return latex_to_display(text or "")
+
+
+# Markdown an abstract never means, outside code spans and URLs: masked links ``[t](…)``, spoilers
+# ``||x||`` (norm bars), and at a line start headings (``#``, ``##``, ``###``, ``-#``) and block quotes.
+_PROTECTED_RE = re.compile(r"`[^`\n]*`|<?https?://[^\s<>]+>?")
+_MASKED_LINK_RE = re.compile(r"\[([^\[\]\n]*)\](?=\()")
+_PIPES_RE = re.compile(r"\|{2,}")
+_LINE_START_RE = re.compile(r"(?m)^([ \t]*)(#{1,3}(?=[ \t])|-#(?=[ \t])|>>>|>(?=[ \t]|$))")
+
+
+def _escape_unmeant(text: str) -> str:
+    text = _MASKED_LINK_RE.sub(r"\[\1\]", text)
+    text = _PIPES_RE.sub(lambda m: "\\|" * len(m.group()), text)
+    return _LINE_START_RE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+def unmeant(shown: str) -> str:
+    """Display text (already converted) with the Discord markdown an abstract or title never means
+    escaped: masked links, ``||`` spoilers, headings and block quotes. Code spans and bare URLs are
+    left as they are (escapes would show inside them); emphasis the text holds is kept."""
+    if not any(c in shown for c in "[|#>"):
+        return shown
+    out: list[str] = []
+    pos = 0
+    for m in _PROTECTED_RE.finditer(shown):
+        out.append(_escape_unmeant(shown[pos : m.start()]))
+        out.append(m.group())
+        pos = m.end()
+    out.append(_escape_unmeant(shown[pos:]))
+    return "".join(out)
+
+
+def abstract(text: str) -> str:
+    """Abstract text as the author wrote it: :func:`display` (LaTeX rendered, ``\\textbf`` bold) passed
+    through :func:`unmeant`, so a ``[t](https://…)`` is not a link and ``||x||`` not a spoiler."""
+    return unmeant(display(text))
 
 
 def snippet(spans: Snippet | None, limit: int = SNIPPET_LIMIT) -> str:

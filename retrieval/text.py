@@ -879,9 +879,11 @@ def balance_markdown(text: str) -> str:
 
 
 def _strip_pairs(text: str) -> str:
-    """Remove paired markdown delimiters and code-span backticks; unescape escaped markers."""
+    """Remove paired markdown delimiters and code-span backticks; unescape escaped markers.
+
+    ``||`` pairs stay: in an abstract they are norm bars (``||W||``), never a spoiler."""
     runs = _delimiter_runs(text)
-    drop = [(r.start, r.end) for r in runs if r.partner != -1]
+    drop = [(r.start, r.end) for r in runs if r.partner != -1 and r.char != "|"]
     if drop:
         parts = []
         last = 0

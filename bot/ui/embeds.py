@@ -64,7 +64,13 @@ def truncate(text: str, limit: int, *, placeholder: str = ELLIPSIS) -> str:
     # An odd number of ** would leave the rest of the message bold.
     if cut.count("**") % 2:
         cut = cut[: cut.rfind("**")]
-    return cut.rstrip() + placeholder
+    return _whole_escapes(cut.rstrip()) + placeholder
+
+
+def _whole_escapes(cut: str) -> str:
+    """``cut`` without a trailing backslash whose escaped character was cut off (it would show)."""
+    run = len(cut) - len(cut.rstrip("\\"))
+    return cut[:-1] if run % 2 else cut
 
 
 def fit_content(text: str | None) -> str | None:
@@ -165,7 +171,7 @@ def hit_embed(hit: Hit, *, saved: bool = False) -> discord.Embed:
     embed = discord.Embed(
         title=truncate(title, TITLE_LIMIT),
         url=paper.url or None,
-        description=truncate(render.snippet(hit.snippet) or display(paper.abstract), 600),
+        description=truncate(render.snippet(hit.snippet) or render.abstract(paper.abstract), 600),
         colour=BRAND,
     )
     embed.add_field(
@@ -211,7 +217,7 @@ def split_text(text: str, limit: int) -> list[str]:
         if cut < limit // 2:
             cut = window.rfind(" ")
         if cut < limit // 2:
-            cut = limit - 1
+            cut = len(_whole_escapes(window)) - 1
         chunks.append(rest[: cut + 1].strip())
         rest = rest[cut + 1 :].strip()
     if rest:
@@ -245,7 +251,7 @@ def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
         meta.set_footer(text="★ in your saved papers")
     # The metadata goes first and the abstract takes the rest of the 6000-character budget.
     budget = EMBED_TOTAL - len(meta) - 50
-    abstract = truncate(display(paper.abstract), max(200, budget))
+    abstract = truncate(render.abstract(paper.abstract), max(200, budget))
     chunks = split_text(abstract, DESCRIPTION_LIMIT) or [EMPTY]
     meta.description = chunks[0]
     embeds = [meta] + [discord.Embed(description=chunk, colour=BRAND) for chunk in chunks[1:]]
@@ -260,7 +266,7 @@ def answer_embed(answer: Answer) -> discord.Embed:
     lines = []
     for sentence in answer.sentences:
         n = numbers.setdefault(sentence.paper.id, len(numbers) + 1)
-        lines.append(f"> {truncate(display(sentence.text), 700)} [{n}]")
+        lines.append(f"> {truncate(render.abstract(sentence.text), 700)} [{n}]")
     embed = discord.Embed(
         title=truncate(f"Q: {' '.join(answer.question.split())}", TITLE_LIMIT),
         description=truncate("\n".join(lines), 3000),
@@ -270,7 +276,7 @@ def answer_embed(answer: Answer) -> discord.Embed:
     for sentence in answer.sentences:
         by_id.setdefault(sentence.paper.id, sentence.paper)
     sources = [
-        f"[{n}] `{pid}` — {truncate(by_id[pid].title, 150)}"
+        f"[{n}] `{pid}` — {truncate(render.unmeant(by_id[pid].title), 150)}"
         for pid, n in sorted(numbers.items(), key=lambda kv: kv[1])
     ]
     # One field holds 1024 characters; spread the sources over as many fields as needed.

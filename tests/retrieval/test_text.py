@@ -326,3 +326,8 @@ def test_deep_nesting_does_not_recurse_forever():
     assert "x" in latex_to_display(text)
     assert strip_markup(text)
     assert len(derive_title(text)) <= TITLE_LIMIT
+
+
+def test_strip_markup_keeps_norm_bars():
+    # An abstract's ||W|| is a norm, not a spoiler: plain text (snippets, /ask quotes) keeps the bars.
+    assert strip_markup("the norm ||W|| of the weights") == "the norm ||W|| of the weights"
