@@ -5,8 +5,10 @@
     results = bot.engine.search("sparse autoencoders", k=5, offset=0, area=None)   # sync, milliseconds
     report = await bot.engine.reindex(progress=on_progress)   # builds off the loop, swaps atomically
 
-Reads are plain method calls on the current :class:`~retrieval.index.Index` (immutable, fast), so they
-run on the event loop. Building is slow, so :meth:`Engine.reindex` runs it in a worker thread; the new
+Reads are plain method calls on the current :class:`~retrieval.index.Index` (immutable, memory-mapped,
+fast), so they run on the event loop. Building is slow, so :meth:`Engine.reindex` runs it in a worker
+thread (or, for a large corpus, a child process that writes the cache file this process then maps);
+nothing that touches the file system runs on the loop. The new
 index replaces the old one with a single attribute assignment, and a search that already holds the old
 object finishes on it. A failed build leaves the old index serving.
 """
@@ -25,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from bot.errors import ReindexFailed, ReindexInProgress
 from bot.store import StoreError
+from retrieval.corpus import corpus_files
 from retrieval.errors import RetrievalError, UnknownPaperError
-from retrieval.index import Index, open_index
+from retrieval.index import Index, open_index, sweep_leftovers
 from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults
 
 if TYPE_CHECKING:
@@ -43,12 +46,12 @@ SUBPROCESS_MIN_BYTES = 8_000_000
 
 
 def corpus_bytes(path: Path) -> int:
-    """Total size of the corpus file or folder (0 when it cannot be read)."""
+    """Total size of the files the corpus ``path`` stands for — only those a load would read (a
+    folder's own ``.txt``/``.jsonl`` files, not its subfolders); 0 when it cannot be read. It touches
+    the file system: call it in a worker thread, never on the event loop."""
     try:
-        if path.is_file():
-            return path.stat().st_size
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    except OSError:
+        return sum(f.stat().st_size for f in corpus_files(path))
+    except (OSError, RetrievalError):
         return 0
 
 
@@ -75,9 +78,13 @@ class Engine:
     async def load(cls, settings: Settings, *, store: Store | None = None) -> Engine:
         """Open (build or load from cache) the corpus index in a worker thread.
 
+        Leftovers of a build that was killed (a ``.tmp`` cache file, old transfer folders) are
+        swept first.
+
         Raises:
             CorpusError: The corpus cannot be read at all.
         """
+        await asyncio.to_thread(sweep_leftovers, Path(settings.corpus_path), settings.index_cache_dir)
         index, report = await asyncio.to_thread(
             open_index, settings.corpus_path, settings.bm25, cache_dir=settings.index_cache_dir
         )
@@ -167,7 +174,7 @@ class Engine:
             started = time.perf_counter()
             callback = relay.from_thread if relay is not None else None
             try:
-                if corpus_bytes(corpus) >= self.subprocess_min_bytes:
+                if await asyncio.to_thread(corpus_bytes, corpus) >= self.subprocess_min_bytes:
                     from bot.index_worker import build_in_subprocess
 
                     index, report = await build_in_subprocess(

@@ -1,5 +1,6 @@
-"""Query execution on an :class:`~retrieval.index.Index`: ranked search, snippets and similar papers
-(extractive answers are in :mod:`retrieval.answer`).
+"""Query execution over the scoring core (:class:`~retrieval.postings.Postings`) and the catalogue
+(:class:`~retrieval.catalogue.Catalogue`): ranked search, snippet spans and similar papers
+(extractive answers are in :mod:`retrieval.answer`; :class:`retrieval.index.Index` is the facade).
 
 The hot path is numpy only (score accumulation over postings, boolean filter masks, argpartition);
 per-paper Python work (Hit, matched terms, snippet) happens only for the k hits returned.
@@ -10,19 +11,17 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
+from retrieval.catalogue import Catalogue
 from retrieval.errors import UnknownPaperError
 from retrieval.models import Hit, Paper, SearchResults, Snippet
+from retrieval.postings import Postings
 from retrieval.query import ParsedQuery, QueryWord, parse_query
 from retrieval.text import split_sentences, strip_markup
 from retrieval.tokenize import iter_words, match_spans, tokenize
-
-if TYPE_CHECKING:
-    from retrieval.index import Index
 
 __all__ = ["MAX_K", "SNIPPET_LIMIT", "match_counts", "rank", "search", "similar", "snippet_spans"]
 
@@ -67,7 +66,7 @@ def _top(
     return docs[order], total
 
 
-def match_counts(index: Index, words: Iterable[Iterable[str]]) -> npt.NDArray[np.int32]:
+def match_counts(index: Postings, words: Iterable[Iterable[str]]) -> npt.NDArray[np.int32]:
     """How many of the query ``words`` each paper contains; a word is the set of its index tokens
     (a hyphenated word has several) and counts once when the paper holds any of them."""
     counts = np.zeros(len(index), dtype=np.int32)
@@ -82,10 +81,10 @@ def match_counts(index: Index, words: Iterable[Iterable[str]]) -> npt.NDArray[np
 
 
 def _filter_mask(
-    index: Index, parsed: ParsedQuery, area: str | None, author: str | None
+    core: Postings, catalogue: Catalogue, parsed: ParsedQuery, area: str | None, author: str | None
 ) -> npt.NDArray[np.bool_] | None:
     """Bool mask of papers passing every filter, or None when there is no filter."""
-    n = len(index)
+    n = len(core)
     mask: npt.NDArray[np.bool_] | None = None
 
     def restrict(docs: npt.NDArray[np.int32]) -> None:
@@ -102,27 +101,27 @@ def _filter_mask(
 
     areas = [*parsed.areas, *([area] if area and area.strip() else [])]
     if areas:
-        ok = index.area_mask(areas)
-        allowed = ok[index.doc_area]
+        ok = catalogue.area_mask(areas)
+        allowed = ok[catalogue.doc_area]
         mask = allowed if mask is None else mask & allowed
     for value in parsed.not_areas:
-        bad = index.area_mask([value])
-        remove(np.flatnonzero(bad[index.doc_area]).astype(np.int32))
+        bad = catalogue.area_mask([value])
+        remove(np.flatnonzero(bad[catalogue.doc_area]).astype(np.int32))
     for value in [*parsed.authors, *([author] if author and author.strip() else [])]:
-        restrict(index.author_docs(value))
+        restrict(catalogue.author_docs(value))
     for value in parsed.not_authors:
-        remove(index.author_docs(value))
+        remove(catalogue.author_docs(value))
     for phrase in parsed.phrases:
-        restrict(index.phrase_docs(phrase))
+        restrict(core.phrase_docs(phrase))
     for term in parsed.excluded_terms:
-        remove(index.term_docs(term))
+        remove(core.term_docs(term))
     for phrase in parsed.excluded_phrases:
-        remove(index.phrase_docs(phrase))
+        remove(core.phrase_docs(phrase))
     return mask
 
 
 def rank(
-    index: Index,
+    index: Postings,
     terms: Sequence[str],
     need: int,
     mask: npt.NDArray[np.bool_] | None = None,
@@ -136,7 +135,7 @@ def rank(
     Hits are ordered by score, then by how many query ``words`` they contain, then corpus order.
 
     Args:
-        index: The index.
+        index: The scoring core (or anything with its ``score_terms``/``term_docs``, e.g. an Index).
         terms: Query tokens, repeats counting twice as in rank-bm25.
         need: How many docs to return.
         mask: Papers allowed (filters), or None for all.
@@ -154,7 +153,7 @@ def rank(
     return docs, scores, total
 
 
-def _matched(index: Index, doc: int, words: Iterable[QueryWord]) -> tuple[str, ...]:
+def _matched(index: Postings, doc: int, words: Iterable[QueryWord]) -> tuple[str, ...]:
     out: list[str] = []
     for word in words:
         if word.surface not in out and any(index.contains(doc, t) for t in word.tokens):
@@ -163,7 +162,8 @@ def _matched(index: Index, doc: int, words: Iterable[QueryWord]) -> tuple[str, .
 
 
 def search(
-    index: Index,
+    core: Postings,
+    catalogue: Catalogue,
     query: str,
     k: int = 10,
     *,
@@ -176,38 +176,36 @@ def search(
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise ValueError(f"offset must be an integer >= 0, not {offset!r}")
     parsed = parse_query(query)
-    mask = _filter_mask(index, parsed, area, author)
-    docs, scores, total = rank(index, parsed.terms, offset + k, mask, [w.tokens for w in parsed.words])
+    mask = _filter_mask(core, catalogue, parsed, area, author)
+    docs, scores, total = rank(core, parsed.terms, offset + k, mask, [w.tokens for w in parsed.words])
     stems = {t for w in parsed.words for t in w.tokens}
     hits = []
     for i, doc in enumerate(docs[offset : offset + k].tolist()):
-        paper = index.papers[doc]
+        paper = catalogue.papers[doc]  # made here: only the page's papers become objects
         hits.append(
             Hit(
                 paper=paper,
                 score=float(scores[doc]),
                 rank=offset + i + 1,
-                matched_terms=_matched(index, doc, parsed.words),
-                snippet=snippet_spans(paper, stems, index),
+                matched_terms=_matched(core, doc, parsed.words),
+                snippet=snippet_spans(paper, stems, core),
             )
         )
     return SearchResults(hits=tuple(hits), total=total, offset=offset, query=query)
 
 
-def similar(index: Index, paper_id: str, k: int = 5) -> list[Hit]:
+def similar(core: Postings, catalogue: Catalogue, paper_id: str, k: int = 5) -> list[Hit]:
     """Papers closest to ``paper_id``; see :meth:`retrieval.index.Index.similar`."""
     _check_k(k)
-    pos = index.position(paper_id) if isinstance(paper_id, str) else None
+    pos = catalogue.position(paper_id) if isinstance(paper_id, str) else None
     if pos is None:
         raise UnknownPaperError(str(paper_id))
-    source = index.papers[pos]
-    counts = Counter(t for t in tokenize(source.title + "\n" + source.abstract) if t in index.vocab)
+    source = catalogue.papers[pos]
+    counts = Counter(t for t in tokenize(source.title + "\n" + source.abstract) if t in core.vocab)
     # Positive idf (BM25Plus-style) so that common terms cannot dominate whatever the variant.
-    n = len(index)
-    weights = {
-        t: c * math.log((n + 1) / max(1, len(index.term_docs(t)))) for t, c in counts.items()
-    }
-    top_terms = sorted(weights, key=lambda t: (-weights[t], index.vocab[t]))[:SIMILAR_TERMS]
+    n = len(core)
+    weights = {t: c * math.log((n + 1) / max(1, core.df(t))) for t, c in counts.items()}
+    top_terms = sorted(weights, key=lambda t: (-weights[t], core.vocab[t]))[:SIMILAR_TERMS]
     if not top_terms:
         return []
     # A representative surface form per stem for matched_terms: its most frequent plain word
@@ -222,18 +220,21 @@ def similar(index: Index, paper_id: str, k: int = 5) -> list[Hit]:
     words = [QueryWord(surfaces.get(t, t), (t,)) for t in top_terms]
     mask = np.ones(n, dtype=np.bool_)
     mask[pos] = False
-    docs, scores, _ = rank(index, top_terms, k, mask)
+    docs, scores, _ = rank(core, top_terms, k, mask)
     stems = set(top_terms)
-    return [
-        Hit(
-            paper=index.papers[doc],
-            score=float(scores[doc]),
-            rank=i + 1,
-            matched_terms=_matched(index, doc, words),
-            snippet=snippet_spans(index.papers[doc], stems, index),
+    hits = []
+    for i, doc in enumerate(docs.tolist()):
+        paper = catalogue.papers[doc]
+        hits.append(
+            Hit(
+                paper=paper,
+                score=float(scores[doc]),
+                rank=i + 1,
+                matched_terms=_matched(core, doc, words),
+                snippet=snippet_spans(paper, stems, core),
+            )
         )
-        for i, doc in enumerate(docs.tolist())
-    ]
+    return hits
 
 
 # --------------------------------------------------------------------------------------------------
@@ -270,15 +271,14 @@ def _sentence_spans(paper: Paper) -> tuple[str, list[tuple[int, int]]]:
     return result
 
 
-def _idf(index: Index | None, term: str) -> float:
-    if index is None:
+def _idf(core: Postings | None, term: str) -> float:
+    if core is None:
         return 1.0
-    df = len(index.term_docs(term))
-    return math.log((len(index) + 1) / max(df, 1))
+    return math.log((len(core) + 1) / max(len(core.term_docs(term)), 1))
 
 
 def snippet_spans(
-    paper: Paper, stems: set[str], index: Index | None = None, limit: int = SNIPPET_LIMIT
+    paper: Paper, stems: set[str], index: Postings | None = None, limit: int = SNIPPET_LIMIT
 ) -> Snippet:
     """Where a hit's snippet comes from: the best one or two sentences of the paper's display
     abstract and the query words in them, as character spans (no markdown; ``bot.render`` draws it).

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
+import mmap
 import os
 import shutil
 import time
 import zipfile
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,14 +18,13 @@ from bench._synth import Generator, write_corpus
 from retrieval.errors import CorpusError
 from retrieval.index import (
     BM25Params,
-    Index,
     build_index,
     cache_path_for,
     id_diff,
     open_index,
-    paper_from_row,
-    paper_row,
+    sweep_leftovers,
 )
+from retrieval.models import Paper
 
 QUERIES = ["sparse autoencoders", "offline reinforcement learning", '"language models" -diffusion', "bounds"]
 
@@ -64,8 +64,9 @@ def test_container_protocol(seed_index, seed_papers):
     assert len(seed_index) == len(seed_papers) == 40
     assert seed_index.papers == tuple(seed_papers)
     first = seed_papers[0]
-    assert seed_index.get(first.id) is first and first.id in seed_index
-    assert seed_index.get(first.id.upper()) is first  # ids are typed by people
+    assert seed_index.get(first.id) == first and first.id in seed_index
+    assert seed_index.get(first.id.upper()) == first  # ids are typed by people
+    assert seed_index.papers[-1] == seed_papers[-1] and seed_index.papers[2:4] == tuple(seed_papers[2:4])
     assert seed_index.get("nope") is None and "nope" not in seed_index and 3 not in seed_index
     assert isinstance(seed_index.built_at, float) and seed_index.build_seconds >= 0
     assert seed_index.params == BM25Params()
@@ -169,7 +170,9 @@ def damage_zip_without_meta(path):
     [damage_garbage, damage_truncate, damage_flip, damage_foreign_npz, damage_empty, damage_zip_without_meta],
 )
 def test_damaged_cache_is_rebuilt_with_one_warning(corpus_copy, caplog, damage):
-    reference, _ = open_index(corpus_copy)
+    # Snapshot first: the reference index maps this very file, and damaging a mapped file in
+    # place (we never do: caches are replaced, not rewritten) would pull the pages from under it.
+    reference = snapshot(open_index(corpus_copy)[0])
     cache = cache_path_for(corpus_copy, BM25Params())
     damage(cache)
     caplog.clear()
@@ -178,7 +181,7 @@ def test_damaged_cache_is_rebuilt_with_one_warning(corpus_copy, caplog, damage):
     assert not report.from_cache
     assert len(warnings_of(caplog)) == 1, [r.getMessage() for r in caplog.records]
     assert str(cache) in warnings_of(caplog)[0].getMessage()
-    assert snapshot(index) == snapshot(reference)
+    assert snapshot(index) == reference
     caplog.clear()
     again, report = open_index(corpus_copy)  # the rebuilt cache is good again
     assert report.from_cache and warnings_of(caplog) == []
@@ -217,7 +220,7 @@ def test_params_and_tokenizer_version_key_the_cache(corpus_copy, caplog, monkeyp
 def test_cache_dir_and_read_only_fallback(corpus_copy, tmp_path, monkeypatch):
     cache_dir = tmp_path / "cache"
     _, report = open_index(corpus_copy, cache_dir=cache_dir)
-    assert list(cache_dir.glob("*.npz")) and report.extra["cache"].startswith(str(cache_dir))
+    assert list(cache_dir.glob("*.pbindex")) and report.extra["cache"].startswith(str(cache_dir))
     assert open_index(corpus_copy, cache_dir=cache_dir)[1].from_cache
     # A read-only corpus folder (root ignores permissions, so simulate it): fall back to temp.
     monkeypatch.setattr(index_module.tempfile, "tempdir", str(tmp_path / "tmp"))
@@ -287,11 +290,6 @@ def test_missing_corpus_is_a_corpus_error(tmp_path):
 # -- saved parts shared with the bot's index worker ---------------------------------------------------
 
 
-def test_paper_rows_round_trip_through_json(seed_papers):
-    rows = json.loads(json.dumps([paper_row(p) for p in seed_papers]))
-    assert tuple(map(paper_from_row, rows)) == seed_papers
-
-
 def test_id_diff_against_the_replaced_index(seed_papers):
     assert id_diff(seed_papers[:3], None) == (tuple(p.id for p in seed_papers[:3]), (), 0)
     previous = build_index(seed_papers[:30], BM25Params())
@@ -301,22 +299,57 @@ def test_id_diff_against_the_replaced_index(seed_papers):
     assert unchanged == 25
 
 
-def test_index_from_saved_parts_searches_like_the_original(seed_index):
-    meta = {
-        "avgdl": seed_index.avgdl,
-        "fingerprint": "f",
-        "built_at": seed_index.built_at,
-        "build_seconds": 1.5,
-    }
-    again = Index.from_saved(
-        papers=seed_index.papers,
-        params=seed_index.params,
-        terms=list(seed_index.terms),
-        arrays=seed_index.arrays(),
-        meta=meta,
-    )
-    assert (again.fingerprint, again.build_seconds, again.avgdl) == ("f", 1.5, seed_index.avgdl)
-    query = "sparse autoencoders interpretability"
-    assert [h.paper.id for h in again.search(query, 5).hits] == [
-        h.paper.id for h in seed_index.search(query, 5).hits
-    ]
+def test_a_served_index_is_memory_mapped_and_makes_papers_on_demand(corpus_copy):
+    built, report = open_index(corpus_copy)  # built, written, then served from the file
+    loaded, _ = open_index(corpus_copy)
+    for index in (built, loaded):
+        arrays = index.arrays()
+        for name in ("post_docs", "post_impact", "paper_text", "positions"):
+            base = arrays[name].base
+            while base is not None and not isinstance(base, memoryview | mmap.mmap):
+                base = getattr(base, "base", None)
+            assert isinstance(base, memoryview | mmap.mmap), name
+    assert not any(isinstance(v, Paper) for v in vars(loaded.papers).values())
+    assert loaded.papers[3] == built.papers[3] and loaded.papers[3] is not loaded.papers[3]
+
+
+def test_ids_are_found_exactly_then_case_insensitively():
+    base = Paper(id="x", title="A title", authors=("A. B",), et_al=False, area="T", abstract="Words.")
+    ids = ["AbC", "abc", "Zed", "zED"]
+    papers = [replace(base, id=i, abstract=f"Paper {n} words.") for n, i in enumerate(ids)]
+    index = build_index(papers, BM25Params())
+    assert index.position("AbC") == 0 and index.position("abc") == 1
+    assert index.position("ABC") == 1  # the id that is the folded text wins
+    assert index.position("zed") == 2 and index.position(" ZED ") == 2  # else the first in corpus order
+    assert index.position("zEd") == 2 and index.position("nope") is None and index.position("") is None
+
+
+def test_truncated_data_is_detected_even_with_a_good_header(corpus_copy, caplog):
+    open_index(corpus_copy)
+    cache = cache_path_for(corpus_copy, BM25Params())
+    data = cache.read_bytes()
+    cache.write_bytes(data[: len(data) - 100])
+    with caplog.at_level(logging.WARNING):
+        _, report = open_index(corpus_copy)
+    assert not report.from_cache and "truncated" in warnings_of(caplog)[0].getMessage()
+
+
+def test_an_unchanged_corpus_is_not_hashed_again(corpus_copy, monkeypatch):
+    open_index(corpus_copy)
+    monkeypatch.setattr(index_module, "corpus_fingerprint", lambda *a: pytest.fail("hashed"))
+    assert open_index(corpus_copy)[1].from_cache
+
+
+def test_sweep_removes_dead_writers_tmp_files_and_old_transfer_folders(corpus_copy, tmp_path, monkeypatch):
+    monkeypatch.setattr(index_module.tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    cache = cache_path_for(corpus_copy, BM25Params())
+    dead = cache.parent / f"{cache.name}.999999999.abc123.tmp"
+    live = cache.parent / f"{cache.name}.{os.getpid()}.xyz.tmp"
+    for path in (dead, live):
+        path.write_bytes(b"partial")
+    transfer = tmp_path / "tmp" / "paperbot-transfer-old"
+    transfer.mkdir()
+    (transfer / "papers.jsonl").write_text("{}")
+    removed = sweep_leftovers(corpus_copy)
+    assert set(removed) == {dead, transfer} and live.exists() and not dead.exists()

@@ -1,0 +1,420 @@
+"""The catalogue of an index: the papers' text (made into :class:`Paper` objects only on demand),
+ids, areas, authors, autocomplete and "did you mean".
+
+Everything is a few flat arrays (memory-mapped from the cache file when served), so opening a
+catalogue of a million papers creates no per-paper Python object:
+
+* ``paper_text`` — one UTF-8 blob holding, per paper, its id, title, authors (joined by U+001F),
+  abstract, url and source; ``paper_offsets[6 * i + f]`` is where field ``f`` of paper ``i``
+  starts; ``paper_flags`` bit 0 is ``et_al``, bit 1 "has a url".
+* ``doc_area`` — per paper, its area's number in ``area_names`` (kept in the file's header).
+* ``id_order`` / ``fold_order`` — papers sorted by id, and (stably) by case-folded id: exact and
+  case-insensitive look-ups and id-prefix autocomplete are binary searches.
+* ``title_fold`` / ``title_starts`` — every case-folded title in one blob, for autocomplete by
+  title words (a substring scan in C, then a check of the few candidates).
+* ``author_text`` / ``author_starts`` / ``author_indptr`` / ``author_docs`` — distinct normalised
+  author names in one blob (substring search) and a CSR author -> papers table.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections.abc import Iterator, Sequence
+from typing import overload
+
+import numpy as np
+import numpy.typing as npt
+
+from retrieval.corpus import area_key, normalize_name
+from retrieval.models import AREA_SEPARATOR, Paper
+
+__all__ = ["ARRAYS", "Catalogue", "PaperTable", "catalogue_arrays"]
+
+IntArray = npt.NDArray[np.int32]
+Buffer = bytes | memoryview
+
+#: The catalogue's arrays and their kinds ("u" bytes, "i" integer), as the cache file stores them.
+ARRAYS: dict[str, str] = {
+    "paper_text": "u",
+    "paper_offsets": "i",
+    "paper_flags": "u",
+    "doc_area": "i",
+    "id_order": "i",
+    "fold_order": "i",
+    "title_fold": "u",
+    "title_starts": "i",
+    "author_text": "u",
+    "author_starts": "i",
+    "author_indptr": "i",
+    "author_docs": "i",
+}
+_FIELDS = 6  # id, title, authors, abstract, url, source
+_AUTHOR_SEP = "\x1f"
+_ET_AL, _HAS_URL = 1, 2
+
+
+def catalogue_arrays(papers: Sequence[Paper]) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The catalogue arrays of ``papers`` (in corpus order) and the area names they refer to."""
+    n = len(papers)
+    pieces: list[bytes] = []
+    flags = np.zeros(n, dtype=np.uint8)
+    area_ids: dict[str, int] = {}
+    doc_area = np.empty(n, dtype=np.int32)
+    for i, p in enumerate(papers):
+        authors = _AUTHOR_SEP.join(a.replace(_AUTHOR_SEP, " ") for a in p.authors)
+        pieces += [s.encode("utf-8", "surrogatepass") for s in
+                   (p.id, p.title, authors, p.abstract, p.url or "", p.source)]  # fmt: skip
+        flags[i] = (_ET_AL if p.et_al else 0) | (_HAS_URL if p.url is not None else 0)
+        doc_area[i] = area_ids.setdefault(p.area, len(area_ids))
+    offsets = np.zeros(n * _FIELDS + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in pieces], out=offsets[1:])
+    ids = [p.id for p in papers]
+    id_order = np.asarray(sorted(range(n), key=ids.__getitem__), dtype=np.int32)
+    folded = [i.casefold() for i in ids]
+    fold_order = np.asarray(sorted(range(n), key=folded.__getitem__), dtype=np.int32)  # stable
+    titles = [p.title.casefold().replace("\n", " ").encode("utf-8", "surrogatepass") for p in papers]
+    title_starts = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([len(t) + 1 for t in titles], out=title_starts[1:])
+    arrays: dict[str, np.ndarray] = {
+        "paper_text": _bytes_array(b"".join(pieces)),
+        "paper_offsets": offsets,
+        "paper_flags": flags,
+        "doc_area": doc_area,
+        "id_order": id_order,
+        "fold_order": fold_order,
+        "title_fold": _bytes_array(b"\n".join(titles) + b"\n"),
+        "title_starts": title_starts,
+        **_author_arrays(papers),
+    }
+    return arrays, list(area_ids)
+
+
+def _bytes_array(data: bytes) -> np.ndarray:
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+def _author_arrays(papers: Sequence[Paper]) -> dict[str, np.ndarray]:
+    ids: dict[str, int] = {}
+    pairs_author: list[int] = []
+    pairs_doc: list[int] = []
+    norm_cache: dict[str, str] = {}
+    for d, p in enumerate(papers):
+        for name in p.authors:
+            norm = norm_cache.get(name)
+            if norm is None:
+                norm = norm_cache[name] = normalize_name(name).replace("\n", " ")
+            pairs_author.append(ids.setdefault(norm, len(ids)))
+            pairs_doc.append(d)
+    a = np.asarray(pairs_author, dtype=np.int64)
+    docs = np.asarray(pairs_doc, dtype=np.int32)
+    order = np.argsort(a, kind="stable")
+    indptr = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(a, minlength=len(ids)), out=indptr[1:])
+    names = list(ids)
+    starts = np.zeros(len(names), dtype=np.int64)
+    if names:
+        np.cumsum([len(n) + 1 for n in names[:-1]], out=starts[1:])
+    return {
+        "author_text": _bytes_array("\n".join(names).encode("utf-8", "surrogatepass")),
+        "author_starts": starts,  # in characters of the decoded text
+        "author_indptr": indptr,
+        "author_docs": docs[order],
+    }
+
+
+class PaperTable(Sequence[Paper]):
+    """The papers of an index in corpus order; each :class:`Paper` is made when asked for.
+
+    Indexing, slicing and iteration work as on a tuple (``table[3]``, ``table[:5]``, ``for p in
+    table``); ``table.id(i)`` and ``table.title(i)`` read one field without making the paper.
+    """
+
+    def __init__(self, text: Buffer, offsets: np.ndarray, flags: np.ndarray, doc_area: np.ndarray,
+                 area_names: list[str]) -> None:  # fmt: skip
+        self._text = text
+        self._offsets = offsets
+        self._flags = flags
+        self._doc_area = doc_area
+        self._areas = area_names
+        self._n = len(flags)
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> Paper: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Paper, ...]: ...
+    def __getitem__(self, i: int | slice) -> Paper | tuple[Paper, ...]:
+        if isinstance(i, slice):
+            return tuple(self._paper(j) for j in range(*i.indices(self._n)))
+        j = int(i)
+        if j < 0:
+            j += self._n
+        if not 0 <= j < self._n:
+            raise IndexError("paper index out of range")
+        return self._paper(j)
+
+    def __iter__(self) -> Iterator[Paper]:
+        for j in range(self._n):
+            yield self._paper(j)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PaperTable | tuple | list):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _field(self, i: int, f: int) -> str:
+        k = i * _FIELDS + f
+        return str(self._text[int(self._offsets[k]) : int(self._offsets[k + 1])], "utf-8", "surrogatepass")
+
+    def id(self, i: int) -> str:
+        """The id of paper ``i``."""
+        return self._field(i, 0)
+
+    def title(self, i: int) -> str:
+        """The title of paper ``i``."""
+        return self._field(i, 1)
+
+    def _paper(self, i: int) -> Paper:
+        k = i * _FIELDS
+        o = self._offsets[k : k + _FIELDS + 1].tolist()
+        raw = str(self._text[o[0] : o[-1]], "utf-8", "surrogatepass") if o[-1] > o[0] else ""
+        if raw.isascii():  # byte offsets are character offsets
+            base = o[0]
+            f = [raw[a - base : b - base] for a, b in zip(o, o[1:], strict=False)]
+        else:
+            f = [self._field(i, x) for x in range(_FIELDS)]
+        flags = int(self._flags[i])
+        return Paper(
+            id=f[0], title=f[1], authors=tuple(f[2].split(_AUTHOR_SEP)) if f[2] else (),
+            et_al=bool(flags & _ET_AL), area=self._areas[int(self._doc_area[i])], abstract=f[3],
+            url=f[4] if flags & _HAS_URL else None, source=f[5],
+        )  # fmt: skip
+
+
+class Catalogue:
+    """Papers, ids, areas and authors of an index (immutable, thread-safe).
+
+    Args:
+        arrays: The arrays of :data:`ARRAYS` (from :func:`catalogue_arrays` or the cache file).
+        area_names: The area names ``doc_area`` refers to.
+    """
+
+    def __init__(self, arrays: dict[str, np.ndarray], area_names: list[str]) -> None:
+        for name in ARRAYS:
+            if arrays[name].flags.writeable:
+                arrays[name].flags.writeable = False
+        self._arrays = {name: arrays[name] for name in ARRAYS}
+        a = self._arrays
+        self.papers = PaperTable(
+            memoryview(a["paper_text"]), a["paper_offsets"], a["paper_flags"], a["doc_area"], area_names
+        )
+        self.doc_area: IntArray = a["doc_area"]
+        self.area_names = area_names
+        self.area_counts = np.bincount(self.doc_area, minlength=len(area_names))
+        # Filter keys per area: the whole area, its top level and its sub-area.
+        self.area_keys: list[tuple[str, str, str]] = []
+        for name in area_names:
+            top, _, sub = name.partition(AREA_SEPARATOR)
+            self.area_keys.append((area_key(name), area_key(top), area_key(sub)))
+        self._id_order = a["id_order"]
+        self._fold_order = a["fold_order"]
+        self._titles = memoryview(a["title_fold"])
+        self._title_starts = a["title_starts"]
+        self._author_text: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.papers)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The catalogue's arrays by name (read-only), as saved in the cache."""
+        return dict(self._arrays)
+
+    # -- ids ---------------------------------------------------------------------------------------
+
+    def _find(self, order: np.ndarray, key: str, fold: bool) -> int:
+        """The first slot of ``order`` whose (folded) id is >= ``key``."""
+        papers = self.papers
+
+        def at(j: int) -> str:
+            pid = papers.id(int(order[j]))
+            return pid.casefold() if fold else pid
+
+        return bisect.bisect_left(range(len(order)), key, key=at)
+
+    def position(self, paper_id: str) -> int | None:
+        """The corpus position of a paper id (exact, then case-insensitive), or None.
+
+        Case-insensitively, a paper whose id *is* the folded text wins, else the first in corpus order.
+        """
+        if not isinstance(paper_id, str):
+            return None
+        papers = self.papers
+        j = self._find(self._id_order, paper_id, fold=False)
+        if j < len(self._id_order) and papers.id(int(self._id_order[j])) == paper_id:
+            return int(self._id_order[j])
+        folded = paper_id.strip().casefold()
+        if not folded:
+            return None
+        order = self._fold_order
+        j = self._find(order, folded, fold=True)
+        first: int | None = None
+        while j < len(order):
+            doc = int(order[j])
+            pid = papers.id(doc)
+            if pid.casefold() != folded:
+                break
+            if pid == folded:
+                return doc
+            if first is None:
+                first = doc  # the stable sort keeps corpus order among equal folded ids
+            j += 1
+        return first
+
+    def get(self, paper_id: str) -> Paper | None:
+        """The paper with this id (exact match first, then case-insensitive), or None."""
+        pos = self.position(paper_id)
+        return None if pos is None else self.papers[pos]
+
+    def complete_ids(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
+        """``(id, title)`` pairs for autocomplete: ids starting with ``prefix`` (case-insensitive,
+        corpus order), then papers whose title contains every word of ``prefix``.
+
+        Args:
+            prefix: What the user typed so far.
+            limit: At most this many pairs.
+        """
+        limit = max(limit, 0)
+        papers = self.papers
+        text = (prefix or "").strip().casefold()
+        if not text:
+            return [(papers.id(i), papers.title(i)) for i in range(min(limit, len(papers)))]
+        order = self._fold_order
+        found: list[int] = []
+        j = self._find(order, text, fold=True)
+        while j < len(order) and len(found) < limit and papers.id(int(order[j])).casefold().startswith(text):
+            found.append(int(order[j]))
+            j += 1
+        found.sort()
+        if len(found) < limit:
+            seen = set(found)
+            for doc in self._title_matches(text.split()):
+                if doc not in seen:
+                    found.append(doc)
+                    if len(found) >= limit:
+                        break
+        return [(papers.id(i), papers.title(i)) for i in found]
+
+    def _title_matches(self, words: list[str]) -> Iterator[int]:
+        """Papers (corpus order) whose case-folded title contains every one of ``words``."""
+        needles = sorted({w.encode("utf-8", "surrogatepass") for w in words if w}, key=len, reverse=True)
+        if not needles:
+            return
+        blob, starts = self._titles, self._title_starts
+        first, rest = re.compile(re.escape(needles[0])), needles[1:]
+        match = first.search(blob)  # a scan in C over the memory-mapped blob, no copy
+        while match is not None:
+            doc = int(np.searchsorted(starts, match.start(), side="right")) - 1
+            end = int(starts[doc + 1])
+            if all(w in blob[int(starts[doc]) : end - 1].tobytes() for w in rest):
+                yield doc
+            match = first.search(blob, end)
+
+    # -- areas -------------------------------------------------------------------------------------
+
+    def areas(self) -> list[tuple[str, int]]:
+        """Distinct (non-empty) areas with their paper counts, most common first, then by name."""
+        pairs = [(n, int(c)) for n, c in zip(self.area_names, self.area_counts, strict=True) if n]
+        return sorted(pairs, key=lambda p: (-p[1], p[0].casefold()))
+
+    def _area_choices(self) -> list[tuple[str, int]]:
+        """Areas plus their top levels (``"Theory"`` filters every Theory sub-area), with counts."""
+        counts: dict[str, int] = {}
+        for name, count in self.areas():
+            counts[name] = counts.get(name, 0) + count
+            top = name.split(AREA_SEPARATOR, 1)[0]
+            if top != name:
+                counts[top] = counts.get(top, 0) + count
+        return sorted(counts.items(), key=lambda p: (-p[1], p[0].casefold()))
+
+    def complete_areas(self, prefix: str, limit: int = 25) -> list[str]:
+        """Area names for autocomplete, best first: those whose area or sub-area starts with
+        ``prefix``, then those with a word starting with it, then those containing it; within a
+        group by paper count (top-level areas such as ``"Theory"`` are included).
+
+        Args:
+            prefix: What the user typed so far (case/punctuation-insensitive).
+            limit: At most this many names.
+        """
+        key = area_key(prefix or "")
+        groups: tuple[list[str], list[str], list[str]] = ([], [], [])
+        for name, _ in self._area_choices():
+            full = area_key(name)
+            parts = [area_key(p) for p in name.split(AREA_SEPARATOR)]
+            if not key or any(p.startswith(key) for p in parts):
+                groups[0].append(name)
+            elif any(w.startswith(key) for w in full.replace("·", " ").split()):
+                groups[1].append(name)
+            elif key in full:
+                groups[2].append(name)
+        return (groups[0] + groups[1] + groups[2])[: max(limit, 0)]
+
+    def nearest_areas(self, text: str, n: int = 3) -> list[str]:
+        """Area names closest in spelling to ``text`` (for a "did you mean" message)."""
+        choices = [name for name, _ in self._area_choices()]
+        by_key: dict[str, str] = {}
+        for name in choices:
+            by_key.setdefault(area_key(name), name)
+            for part in name.split(AREA_SEPARATOR):
+                by_key.setdefault(area_key(part), name)
+        key = area_key(text or "")
+        if not key:
+            return choices[:n]
+        out: list[str] = []
+        for match in difflib.get_close_matches(key, list(by_key), n=n * 3, cutoff=0.4):
+            name = by_key[match]
+            if name not in out:
+                out.append(name)
+        for name in choices:  # substring matches count as close too
+            if len(out) >= n:
+                break
+            if key in area_key(name) and name not in out:
+                out.append(name)
+        return out[:n]
+
+    def area_mask(self, values: Sequence[str]) -> npt.NDArray[np.bool_]:
+        """Per-area bool array: areas matching EVERY value (substring of area, top or sub key)."""
+        ok = np.ones(len(self.area_names), dtype=np.bool_)
+        for value in values:
+            key = area_key(value)
+            for i, keys in enumerate(self.area_keys):
+                if ok[i] and not (key and any(key in k for k in keys)):
+                    ok[i] = False
+        return ok
+
+    # -- authors -----------------------------------------------------------------------------------
+
+    def author_docs(self, value: str) -> IntArray:
+        """Sorted doc ids with an author whose normalised name contains ``value``'s."""
+        needle = " ".join(normalize_name(value).split())
+        if not needle:
+            return np.zeros(0, dtype=np.int32)
+        joined = self._author_text
+        if joined is None:  # decoded once, on the first author filter
+            raw = memoryview(self._arrays["author_text"])
+            joined = self._author_text = str(raw, "utf-8", "surrogatepass")
+        starts, indptr, docs = (self._arrays[k] for k in ("author_starts", "author_indptr", "author_docs"))
+        found: set[int] = set()
+        pos = joined.find(needle)
+        while pos >= 0:
+            found.add(int(np.searchsorted(starts, pos, side="right") - 1))
+            pos = joined.find(needle, pos + 1)
+        if not found:
+            return np.zeros(0, dtype=np.int32)
+        parts = [docs[indptr[a] : indptr[a + 1]] for a in found]
+        return np.unique(np.concatenate(parts)).astype(np.int32)
