@@ -17,6 +17,7 @@ import secrets
 import discord
 from discord import app_commands
 
+from bot import render
 from retrieval.errors import QueryError, RetrievalError, UnknownPaperError
 
 log = logging.getLogger(__name__)
@@ -63,15 +64,18 @@ def new_error_id() -> str:
 
 
 def describe_query_error(exc: QueryError, query: str | None = None) -> str:
-    """The query error's message, plus the query with the offending position marked (when known)."""
-    message = exc.message or str(exc)
-    if query is None or exc.position is None or not 0 <= exc.position <= len(query):
-        return message
-    shown = query[:200]
-    pos = min(exc.position, len(shown))
-    marked = f"{shown[:pos]}⟦here⟧{shown[pos:]}"
-    # Inline code would break on backticks in the query; keep the marker readable in plain text.
-    return f"{message}\n> {discord.utils.escape_markdown(marked)}"
+    """The query error in words, the query with the problem marked (when known), and a corrected
+    example (when one is clear)."""
+    lines = [exc.message or str(exc)]
+    if query is not None and exc.position is not None and 0 <= exc.position <= len(query):
+        shown = query[:200]
+        pos = min(exc.position, len(shown))
+        # Inline code would break on backticks in the query; keep the marker readable in plain text.
+        lines.append(f"> {discord.utils.escape_markdown(f'{shown[:pos]}⟦here⟧{shown[pos:]}')}")
+    example = getattr(exc, "example", None)
+    if example:
+        lines.append(f"Try: {render.code(example[:200])}")
+    return "\n".join(lines)
 
 
 def user_message(error: BaseException, *, query: str | None = None) -> str | None:

@@ -19,7 +19,7 @@ import re
 from retrieval.models import Snippet
 from retrieval.text import latex_to_display
 
-__all__ = ["ELLIPSIS", "SNIPPET_LIMIT", "abstract", "display", "escape", "snippet", "unmeant"]
+__all__ = ["ELLIPSIS", "SNIPPET_LIMIT", "abstract", "code", "display", "escape", "snippet", "unmeant"]
 
 #: Longest snippet, in characters, markdown included (the sentence choice in retrieval.search
 #: uses the same budget).
@@ -34,6 +34,15 @@ _ATOM_RE = re.compile(r"\S+")
 def escape(text: str) -> str:
     """``text`` with every Discord markdown character backslash-escaped."""
     return _MARKDOWN_RE.sub(r"\\\1", text)
+
+
+def code(text: str) -> str:
+    """``text`` as Discord inline code, whatever backticks it holds (``x`y`` -> ````` x`y `````)."""
+    text = " ".join(str(text).split()) or " "
+    if "`" not in text:
+        return f"`{text}`"
+    # A double-backtick span may hold single backticks; a run of two inside would close it early.
+    return "`` " + text.replace("``", "`\u200b`") + " ``"
 
 
 def display(text: str) -> str:

@@ -12,12 +12,19 @@ class CorpusError(RetrievalError, ValueError):
 
 
 class QueryError(RetrievalError, ValueError):
-    """A malformed query. ``position`` is the 0-based character offset of the problem, if known."""
+    """A malformed query. ``position`` is the 0-based character offset of the problem, if known;
+    ``example`` a corrected query to suggest, if one can be made. The message says it in words, with
+    1-based character numbers (what a person counts)."""
 
-    def __init__(self, message: str, position: int | None = None) -> None:
+    def __init__(self, message: str, position: int | None = None, example: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.position = position
+        self.example = example
+
+    def __str__(self) -> str:
+        """The message, then the corrected example on the same line (for the command line)."""
+        return f"{self.message} Try: {self.example}" if self.example else self.message
 
 
 class EmptyQueryError(QueryError):

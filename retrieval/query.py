@@ -7,8 +7,9 @@ Grammar (whitespace separates items; ``“ ”`` are accepted as quotes too)::
     value   := bare-text | '"' text '"'
 
 Only ``area:`` and ``author:`` are operators (case-insensitive); any other ``foo:bar`` is plain text.
-A leading ``-`` excludes the word, phrase or filter that follows it. Errors carry the 0-based position
-of the problem so a user interface can point at it.
+A leading ``-`` excludes the word, phrase or filter that follows it. Errors say what is wrong in words,
+counting characters from 1, carry the 0-based ``position`` of the problem so a user interface can point
+at it, and an ``example``: the query corrected, when a correction is clear.
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ MAX_QUERY_WORDS = 64
 _OPEN_QUOTES = '"\u201c\u201d\u201e'
 _CLOSE_QUOTES = '"\u201c\u201d'
 _OPERATORS = ("area", "author")
-EMPTY_MESSAGE = "the query has no searchable word"
+_QUOTE_PAIRS = {"\u201c": "\u201d", "\u201e": "\u201d"}
+EMPTY_MESSAGE = "The query has no word to search for, only common words (the, of, and) or punctuation."
+ONLY_NARROWING_MESSAGE = (
+    "Exclusions (-word) and filters (area:, author:) only narrow a search: add a word to search for."
+)
+#: The word put in front of a query that only excludes or filters, to show a corrected example.
+EXAMPLE_WORD = "learning"
+_OPERATOR_EXAMPLES = {"area": 'area:"reinforcement learning"', "author": "author:smith"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +82,7 @@ class ParsedQuery:
 def _check_length(text: str) -> None:
     if len(text) > MAX_QUERY_CHARS:
         raise QueryError(
-            f"the query is too long ({len(text)} characters; at most {MAX_QUERY_CHARS})", MAX_QUERY_CHARS
+            f"The query is too long: {len(text):,} characters, at most {MAX_QUERY_CHARS:,}.", MAX_QUERY_CHARS
         )
 
 
@@ -83,7 +91,20 @@ def _find_close(text: str, start: int) -> int:
     for i in range(start + 1, len(text)):
         if text[i] in _CLOSE_QUOTES:
             return i
-    raise QueryError(f"unclosed quote at position {start}", start)
+    closer = _QUOTE_PAIRS.get(text[start], '"')
+    raise QueryError(
+        f"The quote at character {start + 1} is never closed: end the phrase with {closer}.",
+        start,
+        example=text.rstrip() + closer,
+    )
+
+
+def _next_item(text: str, end: int) -> int | None:
+    """Index of the next non-space character at or after ``end``, or None."""
+    for k in range(end, len(text)):
+        if not text[k].isspace():
+            return k
+    return None
 
 
 class _Parser:
@@ -99,7 +120,12 @@ class _Parser:
     def _count(self, n: int, position: int) -> None:
         self.word_count += n
         if self.word_count > MAX_QUERY_WORDS:
-            raise QueryError(f"the query has too many words (at most {MAX_QUERY_WORDS})", position)
+            raise QueryError(
+                f"The query has too many words: at most {MAX_QUERY_WORDS}, and word "
+                f"{MAX_QUERY_WORDS + 1} starts at character {position + 1}.",
+                position,
+                example=self.text[:position].rstrip() or None,
+            )
 
     def _add_text(self, chunk: str, position: int, negated: bool, phrase: bool) -> None:
         words = [w for w in iter_words(chunk) if w.tokens]
@@ -131,7 +157,15 @@ class _Parser:
             if negated:
                 i += 1
                 if i >= n or text[i].isspace():
-                    raise QueryError(f"'-' at position {start} must be followed by a word or a phrase", start)
+                    after = _next_item(text, i)
+                    # "models - theory" meant -theory; a dash at the end is dropped.
+                    fixed = text[:start] + ("-" + text[after:] if after is not None else "")
+                    raise QueryError(
+                        f"The “-” at character {start + 1} must touch the word or \"phrase\" to leave "
+                        "out, as in -quantum.",
+                        start,
+                        example=" ".join(fixed.split()) or None,
+                    )
             if text[i] in _OPEN_QUOTES:
                 close = _find_close(text, i)
                 self._add_text(text[i + 1 : close], start, negated, phrase=True)
@@ -145,18 +179,34 @@ class _Parser:
             if sep and op.casefold() in _OPERATORS:
                 op = op.casefold()
                 if not value:
-                    if j < n and text[j] in _OPEN_QUOTES:
+                    quoted = j < n and text[j] in _OPEN_QUOTES
+                    if quoted:
                         close = _find_close(text, j)
                         value = text[j + 1 : close]
                         j = close + 1
                     if not value.strip():
-                        raise QueryError(f"{op}: at position {start} needs a value", start)
+                        after = _next_item(text, j)
+                        if not quoted and after is not None and text[after] not in _OPEN_QUOTES:
+                            fixed = text[:j] + text[after:]  # "area:   theory" meant area:theory
+                        else:
+                            minus = "-" if negated else ""
+                            fixed = f"{text[:start]}{minus}{_OPERATOR_EXAMPLES[op]}{text[j:]}"
+                        raise QueryError(
+                            f"“{op}:” at character {start + 1} needs a value right after the colon, "
+                            f"as in {_OPERATOR_EXAMPLES[op]}.",
+                            start,
+                            example=" ".join(fixed.split()),
+                        )
                 self._count(1, start)
                 self.filters.setdefault((op, negated), []).append(value.strip())
             else:
                 self._add_text(bare, start, negated, phrase=False)
             i = j
         if not self.words:
+            if self.excluded_terms or self.excluded_phrases or self.filters:
+                raise EmptyQueryError(
+                    ONLY_NARROWING_MESSAGE, example=f"{EXAMPLE_WORD} {' '.join(text.split())}"
+                )
             raise EmptyQueryError(EMPTY_MESSAGE)
         return ParsedQuery(
             text=text,
@@ -182,12 +232,13 @@ def parse_query(text: str) -> ParsedQuery:
 
     Raises:
         QueryError: Malformed query (unclosed quote, ``area:``/``author:`` without a value, a lone
-            ``-``, too long); ``.position`` is the 0-based offset of the problem.
+            ``-``, too long); ``.position`` is the 0-based offset of the problem, ``.example`` a
+            corrected query when one is clear.
         EmptyQueryError: No searchable word (empty, only stopwords/punctuation, only exclusions or
             filters).
     """
     if not isinstance(text, str):
-        raise QueryError("the query must be text", 0)
+        raise QueryError("The query must be text.", 0)
     _check_length(text)
     return _Parser(text).parse()
 
@@ -210,5 +261,5 @@ def plain_query(text: str) -> ParsedQuery:
     if not words:
         raise EmptyQueryError(EMPTY_MESSAGE)
     if len(words) > MAX_QUERY_WORDS:
-        raise QueryError(f"the question has too many words (at most {MAX_QUERY_WORDS})", None)
+        raise QueryError(f"The question has too many words: at most {MAX_QUERY_WORDS}.", None)
     return ParsedQuery(text=text, words=words)

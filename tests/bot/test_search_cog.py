@@ -134,8 +134,21 @@ async def test_no_hits_without_filters_suggests_fewer_words(harness):
 async def test_query_error_marks_position(harness):
     ex = await harness.run_command("search", {"query": 'agents "unclosed phrase'})
     assert ex.callback_type == 4 and ex.ephemeral
-    assert "unclosed quote" in ex.content
+    assert "The quote at character 8 is never closed" in ex.content
     assert "agents ⟦here⟧" in ex.content
+    assert 'Try: `agents "unclosed phrase"`' in ex.content
+
+
+async def test_an_exclusion_alone_asks_for_a_word_to_search_for(harness):
+    ex = await harness.run_command("search", {"query": "-reward"})
+    assert ex.callback_type == 4 and ex.ephemeral
+    assert "add a word to search for" in ex.content and "Try: `learning -reward`" in ex.content
+    assert "searchable" not in ex.content
+
+
+async def test_a_query_error_example_with_backticks_stays_inline_code(harness):
+    ex = await harness.run_command("search", {"query": 'a`b "unclosed'})
+    assert 'Try: `` a`b "unclosed" ``' in ex.content
 
 
 async def test_search_in_a_dm(harness):

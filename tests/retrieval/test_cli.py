@@ -71,7 +71,8 @@ def test_batch_mode(run, tmp_path):
     assert all(FIELDS <= r.keys() for r in rows)
     errors = [json.loads(line) for line in err.splitlines()]
     assert [(e["query_index"], e["position"]) for e in errors] == [(1, 0), (2, None)]
-    assert "unclosed quote" in errors[0]["error"] and "no searchable word" in errors[1]["error"]
+    assert "never closed" in errors[0]["error"] and 'Try: "unclosed"' in errors[0]["error"]
+    assert "no word to search for" in errors[1]["error"]
 
 
 def test_batch_mode_text(run, tmp_path):
@@ -106,14 +107,15 @@ def test_index_report(run, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (("search", '"unclosed'), "unclosed quote at position 0"),
-        (("search", "the of"), "no searchable word"),
+        (("search", '"unclosed'), 'character 1 is never closed: end the phrase with ". Try: "unclosed"'),
+        (("search", "the of"), "no word to search for"),
+        (("search", "area:theory"), "add a word to search for. Try: learning area:theory"),
         (("search", "models", "--corpus", "/no/such/corpus"), "/no/such/corpus"),
         (("search", "models", "--top", "0"), "--top"),
         (("search",), "QUERY or --queries"),
         (("search", "x", "--queries", "/no/such/file"), "QUERY or --queries"),
         (("search", "--queries", "/no/such/file"), "/no/such/file"),
-        (("ask", "the?"), "no searchable word"),
+        (("ask", "the?"), "no word to search for"),
         (("search", "--queries", "/"), "cannot read --queries /: Is a directory"),
         (("search", "--queries", "<latin-1>"), "is not UTF-8 text"),
         (("frobnicate",), "invalid choice"),

@@ -52,30 +52,47 @@ def test_hyphen_inside_a_word_is_not_an_exclusion():
 
 
 @pytest.mark.parametrize(
-    ("query", "position", "fragment"),
+    ("query", "position", "fragment", "example"),
     [
-        ('models "unclosed phrase', 7, "unclosed quote"),
-        ("models area:", 7, "area: at position 7 needs a value"),
-        ('models author:""', 7, "author:"),
-        ("models area:   theory", 7, "needs a value"),
-        ("models - theory", 7, "'-'"),
-        ("models -", 7, "'-'"),
-        ('area:"theory', 5, "unclosed quote"),
-        ('-"unclosed', 1, "unclosed quote"),
+        ('models "unclosed phrase', 7, "quote at character 8 is never closed", 'models "unclosed phrase"'),
+        ("“reward model", 0, "character 1 is never closed: end the phrase with ”", "“reward model”"),
+        ("models area:", 7, "“area:” at character 8 needs a value", 'models area:"reinforcement learning"'),
+        ('models author:""', 7, "“author:” at character 8", "models author:smith"),
+        ("models area:   theory", 7, "needs a value right after the colon", "models area:theory"),
+        ('x area:"" y', 2, "needs a value", 'x area:"reinforcement learning" y'),
+        ("models - theory", 7, "“-” at character 8 must touch the word", "models -theory"),
+        ("models -", 7, "“-” at character 8", "models"),
+        ('area:"theory', 5, "quote at character 6 is never closed", 'area:"theory"'),
+        ('-"unclosed', 1, "quote at character 2 is never closed", '-"unclosed"'),
     ],
 )
-def test_malformed_queries_report_what_and_where(query, position, fragment):
+def test_malformed_queries_say_what_where_1_based_and_how_to_fix(query, position, fragment, example):
     with pytest.raises(QueryError) as info:
         parse_query(query)
     assert not isinstance(info.value, EmptyQueryError)
-    assert info.value.position == position
-    assert fragment in str(info.value)
+    assert info.value.position == position  # 0-based, for interfaces that point at it
+    assert fragment in info.value.message and "position" not in info.value.message
+    assert info.value.example == example
+    try:
+        parse_query(example)  # the suggestion is well formed (it may still need a word to search for)
+    except EmptyQueryError:
+        pass
+    assert str(info.value) == f"{info.value.message} Try: {example}"
 
 
-@pytest.mark.parametrize("query", ["", "   ", "the of and", "!!! ???", "-models -data", "area:theory", '""'])
+@pytest.mark.parametrize("query", ["", "   ", "the of and", "!!! ???", '""'])
 def test_queries_without_searchable_words(query):
-    with pytest.raises(EmptyQueryError, match="the query has no searchable word"):
+    with pytest.raises(EmptyQueryError, match="no word to search for") as info:
         parse_query(query)
+    assert info.value.example is None
+
+
+@pytest.mark.parametrize("query", ["-reward", "-models -data", "area:theory", '-"reward model"'])
+def test_exclusions_and_filters_alone_need_a_word_to_search_for(query):
+    with pytest.raises(EmptyQueryError, match="only narrow a search: add a word to search for") as info:
+        parse_query(query)
+    assert info.value.example == f"learning {query}"
+    parse_query(info.value.example)
 
 
 def test_too_long_queries():
