@@ -197,3 +197,11 @@ def test_the_product_uses_no_discord_private_names_or_test_machinery(path: Path)
     text = path.read_text(encoding="utf-8")
     assert not _PRIVATE_DISCORD.findall(text)
     assert not {m for m in _modules(path) if m == "tests" or m.startswith("tests.")}
+
+
+@pytest.mark.parametrize("package", ["services", "cogs"])
+def test_every_service_and_cog_has_its_mirrored_test_module(package: str) -> None:
+    """tests/ mirrors the tree: bot/services/watch.py is tested in tests/bot/services/test_watch.py."""
+    modules = {p.stem for p in (ROOT / "bot" / package).glob("*.py")} - {"__init__", "base", "registry"}
+    tested = {p.stem.removeprefix("test_") for p in (ROOT / "tests" / "bot" / package).glob("test_*.py")}
+    assert modules and not modules - tested, f"no tests/bot/{package}/test_<module>.py for {modules - tested}"
