@@ -57,7 +57,9 @@ __all__ = [
     "content_digest",
     "corpus_files",
     "load_corpus",
+    "long_id_key",
     "normalize_name",
+    "normalize_url",
     "paper_id",
     "parse_authors",
     "short_ids",
@@ -82,7 +84,10 @@ class Corpus:
         duplicate_details: One line per duplicate: ``"file:line: duplicate of <id> (first seen
             file:line)"``, or ``"file:line: duplicate id <id> (first seen file:line)"`` when only the
             explicit id repeats.
-        skipped: Blocks and records that could not be parsed, with the reason.
+        skipped: Blocks and records that could not be parsed (or fields that were dropped), each
+            ``file:line: field: why``.
+        cp1252_files: Files that were not valid UTF-8 and were read as Windows-1252.
+        ignored_files: Files of a corpus folder not read because of their extension.
     """
 
     papers: tuple[Paper, ...]
@@ -90,6 +95,8 @@ class Corpus:
     duplicates: int
     duplicate_details: tuple[str, ...]
     skipped: tuple[SkippedBlock, ...]
+    cp1252_files: tuple[str, ...] = ()
+    ignored_files: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -255,18 +262,44 @@ def area_key(area: str) -> str:
 
 _ET_AL = re.compile(r"(?:[\s,;，、]*(?:等人?|et\.?\s*al\.?|and\s+others|…|\.\.\.))+[\s,;，、]*$", re.I)
 _AUTHOR_SPLIT = re.compile(r"\s*(?:[,;，、；]|\s&\s|\s+and\s+)\s*")
+# An affiliation in brackets after a name ("Ravi Kumar (IIT Delhi)"): dropped, it is not the name.
+_AFFILIATION = re.compile(r"\s*[(（\[【][^()（）\[\]【】]*[)）\]】]")
+# Affiliation and footnote marks around a name: digits (Smith1, Jones2,3; a DBLP number such as
+# "Wei Zhang 0001"), superscripts, * † ‡ § ¶ # and friends.
+_MARKS = "*†‡§¶#♠♣♥♦✉∗⋆⁰¹²³⁴⁵⁶⁷⁸⁹"
+_NAME_EDGE = re.compile(rf"^[\s\d{_MARKS}]+|[\s\d{_MARKS},.]*[\d{_MARKS}][\s\d{_MARKS},.]*$")
+_EMAIL = re.compile(r"<?[\w.+-]+@[\w-]+(?:\.[\w-]+)+>?")
+_LABEL = re.compile(r"^(?:authors?|作者)\s*[:：]\s*", re.I)
+
+
+_HAS_MARK = re.compile(rf"[\d{_MARKS}]")
+
+
+def _clean_name(name: str) -> str:
+    if _HAS_MARK.search(name) is not None:
+        name = _NAME_EDGE.sub("", name)
+    if name[:4].lower() == "and ":
+        name = name[4:]
+    return " ".join(name.split()) if ("  " in name or "\t" in name or "\u00a0" in name) else name.strip()
 
 
 def parse_authors(line: str) -> tuple[tuple[str, ...], bool]:
-    """Split an authors line into names.
+    """Split an authors line into names, the way people paste them.
+
+    ``et al.``/``et al``/``等`` at the end set ``et_al``; commas (also full-width ``，`` and ``、``),
+    semicolons, `` and `` and `` & `` separate names; affiliation marks (``Alice Smith1``, ``Bob
+    Jones2,3``, ``Smith*``, ``Jones†``, superscripts), DBLP numbers (``Wei Zhang 0001``), e-mail
+    addresses and bracketed affiliations (``Ravi Kumar (IIT Delhi)``) are dropped from the names.
 
     Args:
-        line: ``"A. Smith, B. Jones 等"`` (also ``等`` glued to the last name, ``et al.``, ``and``).
+        line: ``"A. Smith, B. Jones 等"``.
 
     Returns:
         ``(names, et_al)``: stripped non-empty names in order, and whether the list was truncated.
     """
     et_al = False
+    if line[:8].lower().startswith(("author", "作者")):
+        line = _LABEL.sub("", line)
     tail = line[-16:]
     # the marker can only be at the end; test for its characters before running the regex
     if "等" in tail or "al" in tail or "AL" in tail or "…" in tail or "..." in tail or "others" in tail:
@@ -274,16 +307,17 @@ def parse_authors(line: str) -> tuple[tuple[str, ...], bool]:
         if m:
             et_al = True
             line = line[: m.start()]
+    if "(" in line or "（" in line or "[" in line or "【" in line:
+        line = _AFFILIATION.sub("", line)
+    if "@" in line:
+        line = _EMAIL.sub("", line)
     # the common case, a plain comma list, without the regex (this runs once per paper)
     if ";" in line or "，" in line or "、" in line or "；" in line or "&" in line or " and " in line:
         parts = _AUTHOR_SPLIT.split(line)
     else:
         parts = line.split(",")
-    if "  " in line or "\t" in line or "\u00a0" in line:
-        parts = [" ".join(n.split()) for n in parts]
-    else:
-        parts = [n.strip() for n in parts]
-    return tuple(n for n in parts if n), et_al
+    names = (_clean_name(n) for n in parts)
+    return tuple(n for n in names if n), et_al
 
 
 def _authors_from_list(items: list[object]) -> tuple[tuple[str, ...], bool]:
@@ -308,81 +342,233 @@ def _authors_from_list(items: list[object]) -> tuple[tuple[str, ...], bool]:
 
 
 # --------------------------------------------------------------------------------------------------
-# Line shapes (plain-text format)
+# Reading the plain-text format by position
 # --------------------------------------------------------------------------------------------------
+#
+# A paper is three fields in order: area line, authors line, abstract (its first line and every
+# following line of the same paragraph: an abstract pasted over several lines is one abstract).
+# Fields and papers are separated by blank lines; a file without any blank line has one line per
+# field. Roles come from position only. Shapes matter only to re-synchronise when a block has the
+# wrong number of lines: the file is segmented by dynamic programming into papers and skipped lines
+# at the least cost, where the costs below make any well-formed file read positionally (cost 0) and
+# only a gross misfit -- prose in the area or authors slot, an area-looking line as an abstract --
+# make a different alignment cheaper. Skipped lines are reported as ``file:line: field: why``.
 
-_SENTENCE_END = re.compile(r"\b(?!etc\.)[a-z]{2,}[.!?:;](?:\s|$)|[!?;](?:\s|$)")
-# words that do not occur in author names, but do in areas and abstracts
-_NON_NAME_WORDS = frozenset(
-    "the we our is are was were be this that these those of for which has have not its via using "
-    "learning model models network networks data method methods theory aspects applications "
-    "optimization".split()
-)
-_AREA_SMALL_WORDS = frozenset("and of for the in on to with etc & / -".split())
+_SKIP_COST = 10  # per skipped line
+_PROSE_IN_FIELD = 50  # an abstract-like line as the area or the authors
+_LONG_AREA = 30  # an area line over _AREA_MAX characters
+_SEPARATOR_IN_AUTHORS = 35  # "X · Y" as the authors line
+_SHORT_ABSTRACT = 5  # an abstract that does not read as prose (legal, but suspicious)
+_AREA_IN_ABSTRACT = 40  # an abstract (first or continuation line) that is an "X · Y" line
+_LIST_AS_ABSTRACT = 40  # an abstract that is a short comma list (an authors line)
+_LIST_AS_AREA = 35  # a list of 4+ items without an area separator as the area (an authors line)
+_FIELD_IN_ABSTRACT = 8  # a short, unpunctuated continuation after a finished sentence
+_AREA_LIKE_IN_ABSTRACT = 15  # a short Title Case continuation ("Social Aspects"): a lost area line
+_MID_PARAGRAPH = 2  # a paper starting without a blank line before it
+_MAX_ABSTRACT_LINES = 200
+_AREA_MAX = 200
 
-
-def _urlish(line: str) -> bool:
-    return "://" in line or "www." in line or "@" in line or "$" in line or "\\" in line
-
-
-def _sentence_like(line: str) -> bool:
-    punctuated = "." in line or "!" in line or "?" in line or ":" in line or ";" in line
-    return punctuated and _SENTENCE_END.search(line) is not None
-
-
-def _area_shape(line: str) -> int:
-    """2: clearly an area line (has a ``·`` separator); 1: could be a bare area; 0: is not one."""
-    if len(line) > 160 or _urlish(line) or _sentence_like(line):
-        return 0
-    parts = _AREA_SEP.split(line)
-    if len(parts) > 1:
-        if len(parts) > 4 or not all(p.strip() for p in parts):
-            return 0
-        ok = all(len(p) <= 90 and len(p.split()) <= 12 and any(c.isalpha() for c in p) for p in parts)
-        return 2 if ok else 0
-    words = line.split()
-    if not 1 <= len(words) <= 7 or "," in line or any(c.isdigit() for c in line):
-        return 0
-    if not all(w[:1].isupper() or w.lower() in _AREA_SMALL_WORDS for w in words):
-        return 0
-    return 1
+_SPACED_SEPARATOR = re.compile(r"\s(?:·|•|∙|->|→)\s")
 
 
-_NOT_IN_NAMES = re.compile(r"[\d\[\]{}<>=+*:;!?|#%\"]")
+def _is_cjk(c: str) -> bool:
+    """CJK ideographs, kana, Hangul, and CJK and full-width punctuation."""
+    return "\u3000" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" or "\uf900" <= c <= "\ufaff" or (
+        "\uff00" <= c <= "\uffef"
+    )
 
 
-def _authors_shape(line: str) -> tuple[tuple[str, ...], bool] | None:
-    """The parsed names when the line reads as a list of person names, else None."""
-    if len(line) > 6000 or " · " in line:
-        return None
-    if " the " in line or " of " in line or " we " in line or " is " in line:
-        return None  # cheap rejections first: this runs on every abstract line
-    low = line.lower()
-    if _urlish(line) or _sentence_like(line) or _NOT_IN_NAMES.search(line):
-        return None
-    parsed = parse_authors(line)
-    names = parsed[0]
-    if not names or not _NON_NAME_WORDS.isdisjoint(low.replace(",", " ").split()):
-        return None
-    for name in names:
-        if len(name) > 60 or name.count(" ") > 5:
-            return None
-        if name.endswith(".") and len(name) - name.rfind(" ") > 5:
-            return None  # a word ending a sentence, not an initial ("J.") or "Jr."
-    return parsed
+_CJK_RE = re.compile("[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 
-def _abstract_shape(line: str) -> bool:
-    """True for a line long enough to be an abstract (and not an area or author list)."""
+def _sentence_end(line: str) -> bool:
+    """A finished sentence somewhere: a lowercase word and ``.`` before a space or the end, ``!``,
+    ``?`` or CJK sentence punctuation (string scans, no regex: this runs on every line)."""
+    i = line.find(". ")
+    while i != -1:
+        if i >= 2 and line[i - 1].islower() and line[i - 2].isalpha():
+            return True
+        i = line.find(". ", i + 2)
+    if len(line) >= 3 and line[-1] == "." and line[-2].islower() and line[-3].isalpha():
+        return True
+    if "? " in line or "! " in line or line[-1:] in "?!":
+        return True
+    return not line.isascii() and ("。" in line or "！" in line or "？" in line)
+
+
+def _prose(line: str) -> bool:
+    """Reads as running text (an abstract): sentences, not a short field or a list of names."""
     words = line.count(" ") + 1
-    if words < 8 and not (words >= 3 and _SENTENCE_END.search(line)):
+    if words >= 8:
+        commas = line.count(",") + line.count("，") + line.count("、")
+        if words > 4 * (commas + 1) and _sentence_end(line):
+            return True
+    if line.isascii() or _CJK_RE.search(line) is None:
         return False
-    return _area_shape(line) != 2 and _authors_shape(line) is None
+    commas = line.count(",") + line.count("，") + line.count("、")
+    cjk = len(_CJK_RE.findall(line))
+    return cjk >= 12 and ("。" in line or (cjk >= 40 and cjk > 6 * (commas + 1)))
 
 
-# --------------------------------------------------------------------------------------------------
-# Parsing
-# --------------------------------------------------------------------------------------------------
+_SMALL_WORDS = frozenset("and of for the in on to with or a an & / - ·".split())
+
+
+def _title_case(line: str) -> bool:
+    words = line.split()
+    return len(words) <= 8 and all(w[:1].isupper() or w[:1].isdigit() or w in _SMALL_WORDS for w in words)
+
+
+def _ends_sentence(line: str) -> bool:
+    return line[-1:] in ".!?。！？"
+
+
+def _join_lines(parts: Sequence[str]) -> str:
+    """Lines of one field joined: a space between words, none between CJK characters, and a word
+    broken by a hyphen at the end of a PDF line ("bench-" + "mark") joined back with its hyphen."""
+    out = parts[0]
+    for part in parts[1:]:
+        if out[-1:] == "-" and out[-2:-1].isalpha() and part[:1].islower():
+            out += part
+        elif _is_cjk(out[-1:] or " ") and _is_cjk(part[:1] or " "):
+            out += part
+        else:
+            out += " " + part
+    return out
+
+
+_ABSTRACT_LABEL = re.compile(r"^(?:abstract|摘要)\s*[:：.]\s*", re.I)
+
+
+@dataclass(slots=True)
+class _Paper:
+    area: int
+    authors: tuple[int, int]  # first and last line of the authors field
+    abstract: tuple[int, int]
+
+
+def _segment(
+    lines: Sequence[str], gap: Sequence[bool], continuations: bool
+) -> list[_Paper | tuple[int, int]]:
+    """Papers and skipped runs ``(first, last)`` covering every line, in order (see above)."""
+    n = len(lines)
+    prose = [_prose(x) for x in lines]
+    inf = float("inf")
+    best = [inf] * n + [0.0]
+    choice: list[tuple[int, int, int] | None] = [None] * n  # (authors end, abstract end, 0) or None
+
+    def list_like(i: int) -> bool:
+        line = lines[i]
+        commas = line.count(",") + line.count("，") + line.count("、")
+        return commas >= 2 and line.count(" ") + 1 <= 4 * (commas + 1)
+
+    def field_cost(i: int) -> float:
+        if prose[i]:
+            return _PROSE_IN_FIELD
+        line = lines[i]
+        if len(line) > _AREA_MAX:
+            return _LONG_AREA
+        if list_like(i) and line.count(",") + line.count("，") >= 3 and not _SPACED_SEPARATOR.search(line):
+            return _LIST_AS_AREA
+        return 0.0
+
+    for i in range(n - 1, -1, -1):
+        cost = inf
+        pick: tuple[int, int, int] | None = None
+        if i + 2 < n:
+            # the authors field: one line, or several when a wrapped list ends with a comma
+            a = i + 1
+            while a + 2 < n and not gap[a + 1] and lines[a][-1:] in ",，" and not prose[a + 1]:
+                a += 1
+            s = a + 1
+            if s < n:
+                head = field_cost(i)
+                if prose[a]:
+                    head += _PROSE_IN_FIELD
+                elif _SPACED_SEPARATOR.search(lines[a]):
+                    head += _SEPARATOR_IN_AUTHORS
+                if not prose[s]:
+                    if _SPACED_SEPARATOR.search(lines[s]):
+                        head += _AREA_IN_ABSTRACT
+                    else:
+                        head += _LIST_AS_ABSTRACT if list_like(s) else _SHORT_ABSTRACT
+                e = s
+                while True:
+                    end_cost = 0.0 if e + 1 == n or gap[e + 1] else _MID_PARAGRAPH
+                    total = head + end_cost + best[e + 1]
+                    if total < cost:
+                        cost, pick = total, (a, e, 0)
+                    e += 1
+                    if not continuations or e >= n or gap[e] or e - s >= _MAX_ABSTRACT_LINES:
+                        break
+                    line = lines[e]
+                    if _SPACED_SEPARATOR.search(line):
+                        head += _AREA_IN_ABSTRACT
+                    elif not prose[e] and len(line) < 60 and not _ends_sentence(line):
+                        if _title_case(line):
+                            head += _AREA_LIKE_IN_ABSTRACT
+                        elif _ends_sentence(lines[e - 1]):
+                            head += _FIELD_IN_ABSTRACT
+                    if head >= cost:
+                        break
+        if _SKIP_COST + best[i + 1] < cost:  # on a tie the paper wins: position first
+            cost, pick = _SKIP_COST + best[i + 1], None
+        best[i] = cost
+        choice[i] = pick
+    out: list[_Paper | tuple[int, int]] = []
+    i = 0
+    while i < n:
+        pick = choice[i]
+        if pick is None:
+            # a skipped run ends after running text: an abstract closes whatever block it ends
+            if out and isinstance(out[-1], tuple) and out[-1][1] == i - 1 and not prose[i - 1]:
+                out[-1] = (out[-1][0], i)
+            else:
+                out.append((i, i))
+            i += 1
+        else:
+            a, e, _ = pick
+            out.append(_Paper(i, (i + 1, a), (a + 1, e)))
+            i = e + 1
+    return out
+
+
+def _looks_like_authors(line: str) -> bool:
+    return not _prose(line) and ("," in line or "，" in line or "、" in line or " and " in line)
+
+
+def _skipped_reason(lines: Sequence[str], numbers: Sequence[int], first: int, last: int) -> tuple[int, str]:
+    """Where and why a run of lines could not be read as a paper: ``(line number, "field: why")``."""
+    run = lines[first : last + 1]
+    count = len(run)
+    expected = "expected an area line, an authors line, then the abstract"
+    if last == len(lines) - 1 and count <= 2 and not _prose(run[-1]):
+        field = "authors" if count == 1 else "abstract"
+        ends = f"the file ends after {_preview(run[-1])} (an incomplete block)"
+        return numbers[first], f"{field}: missing: {ends}"
+    if count == 1:
+        what = "an abstract" if _prose(run[0]) else "a line"
+        return numbers[first], f"block: {what} on its own, {_preview(run[0])} ({expected})"
+    if count == 2:
+        one, two = run
+        if _prose(two) and not _prose(one):
+            if _SPACED_SEPARATOR.search(one) or not _looks_like_authors(one):
+                why = f"the line after the area {_preview(one)} is the abstract"
+                return numbers[first + 1], f"authors: missing: {why}"
+            return numbers[first], f"area: missing: the block starts with the authors {_preview(one)}"
+        if not _prose(one) and not _prose(two):
+            return numbers[first], (
+                f"abstract: missing: the 2 lines {_preview(one)} and {_preview(two)} are not followed by "
+                f"an abstract ({expected})"
+            )
+    for offset, line in enumerate(run[:2]):
+        if _prose(line):
+            field = ("area", "authors")[offset]
+            return numbers[first + offset], (
+                f"{field}: found running text {_preview(line)} where the {field} line belongs; "
+                f"{plural(count, 'line')} skipped ({expected})"
+            )
+    lines_from = f"{plural(count, 'line')} from {_preview(run[0])}"
+    return numbers[first], f"block: {lines_from} could not be read ({expected})"
 
 
 @dataclass(slots=True)
@@ -398,13 +584,6 @@ class _Record:
     abstract: str
     url: str | None
     digest: bytes = b""
-
-
-def _decode(data: bytes) -> str:
-    """Bytes to text: UTF-16 when a BOM says so, else UTF-8 (BOM dropped, bad bytes replaced)."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16", errors="replace")
-    return data.decode("utf-8-sig", errors="replace")
 
 
 def _lines(text: str) -> list[str]:
@@ -424,84 +603,50 @@ def _clean_line(raw: str) -> str:
     return line
 
 
-def _is_header(line: str, first: bool) -> bool:
-    if line == HEADER or line.strip(" :：") == HEADER:
-        return True
-    # another short title line with no Latin letters at the very top (a header in another wording)
-    if not first or len(line) > 20 or "," in line or "，" in line or line.isdigit():
-        return False
-    return not any("a" <= c.lower() <= "z" for c in line)
-
-
 def _preview(line: str) -> str:
     line = line if len(line) <= 50 else line[:47] + "..."
     return repr(line)
 
 
-def _parse_text(text: str, source: str) -> tuple[list[_Record], list[SkippedBlock]]:
-    """Parse the plain-text format; see the module docstring."""
-    items: list[tuple[int, str]] = []
+def _parse_text(
+    text: str, source: str, headers: Sequence[str] = (HEADER,)
+) -> tuple[list[_Record], list[SkippedBlock]]:
+    """Parse the plain-text format by position; see the comment above :func:`_segment`."""
+    lines: list[str] = []
+    numbers: list[int] = []
+    gap: list[bool] = []
+    blank = True
+    header_set = {h.strip() for h in headers if h.strip()}
     for number, raw in enumerate(_lines(text), start=1):
         line = _clean_line(raw)
-        if line and not _is_header(line, first=not items):
-            items.append((number, line))
+        if not line:
+            blank = True
+            continue
+        if line in header_set or line.rstrip(" :：") in header_set:
+            blank = True
+            continue
+        lines.append(line)
+        numbers.append(number)
+        gap.append(blank)
+        blank = False
+    continuations = any(gap[1:])  # a file without any blank line has one line per field
     records: list[_Record] = []
     skipped: list[SkippedBlock] = []
-    garbage: list[tuple[int, str]] = []  # consecutive lines that fit no block, reported as one
-
-    def flush() -> None:
-        if garbage:
-            n = len(garbage)
-            what = f"unrecognised line {_preview(garbage[0][1])}"
-            extra = f" and {plural(n - 1, 'more line')}" if n > 1 else ""
-            expected = "expected an area line, then authors, then abstract"
-            skipped.append(SkippedBlock(source, garbage[0][0], f"{what}{extra} ({expected})"))
-            garbage.clear()
-
-    def skip(line_number: int, reason: str) -> None:
-        flush()
-        skipped.append(SkippedBlock(source, line_number, reason))
-
-    i, n = 0, len(items)
-    while i < n:
-        number, line = items[i]
-        second = items[i + 1][1] if i + 1 < n else None
-        third = items[i + 2][1] if i + 2 < n else None
-        area_shape = _area_shape(line)
-        if area_shape:
-            authors = _authors_shape(second) if second is not None else None
-            if authors is not None and third is not None and _abstract_shape(third):
-                flush()
-                names, et_al = authors
-                records.append(
-                    _Record(f"{source}:{number}", None, None, names, et_al, clean_area(line), third, None)
-                )
-                i += 3
-                continue
-            if second is not None and _abstract_shape(second):
-                skip(number, "missing authors line (the area line is followed by the abstract)")
-                i += 2
-                continue
-            if authors is not None:
-                if third is None or _area_shape(third):
-                    skip(number, "missing abstract (the authors line is followed by the next area line)")
-                    i += 2
-                    continue
-                if _authors_shape(third) is None:
-                    skip(number, f"abstract too short or malformed: {_preview(third)}")
-                    i += 3
-                    continue
-            if second is None and area_shape == 2:
-                skip(number, "incomplete block at the end of the file (area line only)")
-                i += 1
-                continue
-        elif second is not None and _authors_shape(line) is not None and _abstract_shape(second):
-            skip(number, "missing area line (the block starts with the authors)")
-            i += 2
+    for part in _segment(lines, gap, continuations):
+        if isinstance(part, tuple):
+            number, reason = _skipped_reason(lines, numbers, *part)
+            skipped.append(SkippedBlock(source, number, reason))
             continue
-        garbage.append((number, line))
-        i += 1
-    flush()
+        names, et_al = parse_authors(_join_lines(lines[part.authors[0] : part.authors[1] + 1]))
+        abstract = _join_lines(lines[part.abstract[0] : part.abstract[1] + 1])
+        if abstract[:9].lower().startswith(("abstract", "摘要")):
+            abstract = _ABSTRACT_LABEL.sub("", abstract) or abstract
+        records.append(
+            _Record(
+                f"{source}:{numbers[part.area]}", None, None, names, et_al, clean_area(lines[part.area]),
+                abstract, None,
+            )
+        )
     return records, skipped
 
 
@@ -518,6 +663,55 @@ def _text_field(record: dict[str, object], *keys: str) -> str:
     return ""
 
 
+#: Longest paper id kept as given: Discord's limit for a select option or button value (the paper id
+#: travels in those). A longer JSON Lines id is replaced by a short key derived from it.
+MAX_ID_LENGTH = 100
+#: Longest url kept (Discord rejects an embed whose url is longer).
+MAX_URL_LENGTH = 2048
+_DOI = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$", re.I)
+_ARXIV = re.compile(r"^arxiv:\s*(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)$", re.I)
+_LABEL_RE = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
+_BARE_HOST = re.compile(
+    rf"^(?:localhost|{_LABEL_RE}(?:\.{_LABEL_RE})*\.[a-z]{{2,63}})(?::\d{{1,5}})?(?:[/?#]\S*)?$", re.I
+)
+
+
+def normalize_url(value: str) -> str | None:
+    """An http(s) link for a url as corpora give it, or None when it cannot be one.
+
+    ``https://…`` and ``http://…`` are kept; ``doi:10.48550/arXiv.2401.00002`` or a bare DOI becomes
+    ``https://doi.org/10.48550/arXiv.2401.00002``; ``arxiv:2401.00001`` becomes
+    ``https://arxiv.org/abs/2401.00001``; a bare host (``arxiv.org/abs/2401.00001``,
+    ``www.example.org``, ``//example.org/x``) gets ``https://``. Anything else (``javascript:``,
+    ``ftp:``, a relative path, text with spaces, over :data:`MAX_URL_LENGTH`) is None: Discord rejects
+    a message whose embed url is not http(s).
+    """
+    url = value.strip()
+    m = _DOI.match(url) or _ARXIV.match(url)
+    if m:
+        url = f"https://{'doi.org' if m.re is _DOI else 'arxiv.org/abs'}/{m.group(1)}"
+    if not url or any(c.isspace() for c in url) or len(url) > MAX_URL_LENGTH:
+        return None
+    low = url[:8].lower()
+    if low.startswith(("https://", "http://")):
+        rest = url.split("://", 1)[1]
+        host = re.split(r"[/?#]", rest, maxsplit=1)[0]
+        return url if host and _BARE_HOST.match(host.rsplit("@", 1)[-1]) else None
+    if url.startswith("//"):
+        url = url[2:]
+    elif ":" in url.split("/", 1)[0] and not re.match(r"^[^:/]+:\d{1,5}(?:[/?#]|$)", url):
+        return None  # another scheme (javascript:, mailto:, ftp:)
+    # a bare host needs "www." or a path: "paper.pdf" is a file name, not a site
+    bare = _BARE_HOST.match(url) and (url[:4].lower() == "www." or re.search(r"[/?#]", url))
+    return f"https://{url}" if bare else None
+
+
+def long_id_key(explicit_id: str) -> str:
+    """The short stable key that stands for a JSON Lines id over :data:`MAX_ID_LENGTH` characters:
+    ``x`` + 12 Crockford base32 characters of a SHA-256 of the id (same id, same key)."""
+    return "x" + _encode(hashlib.sha256(explicit_id.encode("utf-8", "surrogatepass")).digest(), 12)
+
+
 def _parse_jsonl(text: str, source: str) -> tuple[list[_Record], list[SkippedBlock]]:
     """Parse JSON Lines: one object per line; see the module docstring for the fields."""
     records: list[_Record] = []
@@ -530,18 +724,31 @@ def _parse_jsonl(text: str, source: str) -> tuple[list[_Record], list[SkippedBlo
             obj = json.loads(line)
         except (ValueError, RecursionError) as exc:
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
-            skipped.append(SkippedBlock(source, number, f"invalid JSON ({reason})"))
+            skipped.append(SkippedBlock(source, number, f"record: invalid JSON ({reason})"))
             continue
         if not isinstance(obj, dict):
-            skipped.append(SkippedBlock(source, number, f"not a JSON object ({type(obj).__name__})"))
+            kind = type(obj).__name__
+            skipped.append(SkippedBlock(source, number, f"record: not a JSON object (a {kind})"))
             continue
         abstract = _text_field(obj, "abstract", "text")
         raw_id = obj.get("id", obj.get("_id"))
         explicit = None if raw_id is None or isinstance(raw_id, dict | list) else str(raw_id).strip() or None
         if not abstract:
             label = f" (id {explicit})" if explicit else ""
-            skipped.append(SkippedBlock(source, number, f"record has no abstract/text{label}"))
+            why = f"missing: the record has no abstract or text{label}"
+            skipped.append(SkippedBlock(source, number, f"abstract: {why}"))
             continue
+        if explicit is not None and len(explicit) > MAX_ID_LENGTH:
+            key = long_id_key(explicit)
+            skipped.append(
+                SkippedBlock(
+                    source,
+                    number,
+                    f"id: {len(explicit)} characters, over the {MAX_ID_LENGTH} a Discord button or menu "
+                    f"value holds; the paper loads as id {key}",
+                )
+            )
+            explicit = key
         authors_value = obj.get("authors")
         if isinstance(authors_value, list):
             names, et_al = _authors_from_list(authors_value)
@@ -553,7 +760,12 @@ def _parse_jsonl(text: str, source: str) -> tuple[list[_Record], list[SkippedBlo
         if isinstance(area, list):
             area = AREA_SEPARATOR.join(str(a) for a in area if a)
         title = _text_field(obj, "title")
-        url = _text_field(obj, "url") or None
+        raw_url = _text_field(obj, "url")
+        url = normalize_url(raw_url) if raw_url else None
+        if raw_url and url is None:
+            skipped.append(
+                SkippedBlock(source, number, f"url: dropped {_preview(raw_url)}: not an http(s) link")
+            )
         records.append(
             _Record(
                 f"{source}:{number}",
@@ -583,12 +795,36 @@ def _is_jsonl(path: Path, text: str) -> bool:
 # --------------------------------------------------------------------------------------------------
 
 
+def _scan(path: str | os.PathLike[str]) -> tuple[list[Path], list[Path]]:
+    """``(corpus files, ignored files)`` of a corpus path; see :func:`corpus_files`."""
+    p = Path(path).expanduser()
+    try:
+        if not p.exists():
+            raise CorpusError(f"corpus path does not exist: {p}")
+        if p.is_file():
+            return [p], []
+        if not p.is_dir():
+            raise CorpusError(f"corpus path is neither a file nor a directory: {p}")
+        files: list[Path] = []
+        ignored: list[Path] = []
+        for f in p.iterdir():
+            if f.name.startswith(".") or not f.is_file():
+                continue
+            (files if f.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES else ignored).append(f)
+    except (OSError, ValueError) as exc:  # permissions, a NUL byte in the path ...
+        raise CorpusError(f"cannot read corpus path {p}: {exc}") from exc
+    if not files:
+        raise CorpusError(f"no .txt or .jsonl corpus file in {p}")
+    return sorted(files, key=lambda f: f.name), sorted(ignored, key=lambda f: f.name)
+
+
 def corpus_files(path: str | os.PathLike[str]) -> list[Path]:
     """The files a corpus path stands for.
 
     Args:
-        path: A corpus file (read whatever its suffix), or a directory whose ``*.txt`` and ``*.jsonl``
-            files (not hidden, not in subdirectories) are read in name order.
+        path: A corpus file (read whatever its suffix), or a directory whose ``*.txt``, ``*.jsonl``
+            and ``*.ndjson`` files (not hidden, not in subdirectories) are read in name order; its
+            other files are ignored (and named in the ingest report).
 
     Returns:
         The files, sorted by name for a directory.
@@ -596,29 +832,7 @@ def corpus_files(path: str | os.PathLike[str]) -> list[Path]:
     Raises:
         CorpusError: The path does not exist, cannot be listed, or the directory holds no corpus file.
     """
-    p = Path(path).expanduser()
-    try:
-        if not p.exists():
-            raise CorpusError(f"corpus path does not exist: {p}")
-        if p.is_file():
-            return [p]
-        if not p.is_dir():
-            raise CorpusError(f"corpus path is neither a file nor a directory: {p}")
-        files = sorted(
-            (
-                f
-                for f in p.iterdir()
-                if not f.name.startswith(".")
-                and f.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES
-                and f.is_file()
-            ),
-            key=lambda f: f.name,
-        )
-    except (OSError, ValueError) as exc:  # permissions, a NUL byte in the path ...
-        raise CorpusError(f"cannot read corpus path {p}: {exc}") from exc
-    if not files:
-        raise CorpusError(f"no .txt or .jsonl corpus file in {p}")
-    return files
+    return _scan(path)[0]
 
 
 def _display_path(p: Path) -> str:
@@ -631,23 +845,65 @@ def _display_path(p: Path) -> str:
     return str(p)
 
 
-def _read_file(path: Path, display: str) -> tuple[list[_Record], list[SkippedBlock]]:
+def _cp1252_fallback(error: UnicodeError) -> tuple[str, int]:
+    """The five bytes Windows-1252 leaves undefined decode as their Latin-1 control characters."""
+    assert isinstance(error, UnicodeDecodeError)  # noqa: S101 (registered for decoding only)
+    return "".join(chr(b) for b in error.object[error.start : error.end]), error.end
+
+
+codecs.register_error("paperbot-cp1252", _cp1252_fallback)
+
+
+def _decode(data: bytes) -> tuple[str, int | None]:
+    """Bytes to text: UTF-16 when a BOM says so, else UTF-8 (BOM dropped); a file that is not valid
+    UTF-8 is read as Windows-1252 (never with U+FFFD replacement characters).
+
+    Returns:
+        The text, and for a Windows-1252 file the line number of its first byte that is not UTF-8.
+    """
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", errors="replace"), None
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        first_bad = data.count(b"\n", 0, exc.start) + 1
+    # Line by line, so a UTF-8 file with one pasted Windows-1252 line keeps its other lines intact.
+    out: list[str] = []
+    for raw in data.removeprefix(codecs.BOM_UTF8).split(b"\n"):
+        try:
+            out.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            out.append(raw.decode("cp1252", errors="paperbot-cp1252"))
+    return "\n".join(out), first_bad
+
+
+@dataclass(slots=True)
+class _FileResult:
+    records: list[_Record]
+    skipped: list[SkippedBlock]
+    cp1252: bool = False
+
+
+def _read_file(path: Path, display: str, headers: Sequence[str] = (HEADER,)) -> _FileResult:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return [], [SkippedBlock(display, 1, f"cannot read the file: {exc.strerror or exc}")]
+        return _FileResult([], [SkippedBlock(display, 1, f"file: cannot read it: {exc.strerror or exc}")])
     if b"\x00" in data[:8192] and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return [], [SkippedBlock(display, 1, "binary file (contains NUL bytes), not a corpus file")]
-    text = _decode(data)
+        why = "file: binary (contains NUL bytes), not a corpus file"
+        return _FileResult([], [SkippedBlock(display, 1, why)])
+    text, bad_line = _decode(data)
+    if bad_line is not None:
+        logger.warning("%s:%d: not valid UTF-8; read as Windows-1252", display, bad_line)
     if not text.strip():
-        return [], [SkippedBlock(display, 1, "empty file")]
+        return _FileResult([], [SkippedBlock(display, 1, "file: empty")], bad_line is not None)
     if _is_jsonl(path, text):
         records, skipped = _parse_jsonl(text, display)
     else:
-        records, skipped = _parse_text(text, display)
+        records, skipped = _parse_text(text, display, headers)
     if not records and not skipped:
-        skipped.append(SkippedBlock(display, 1, "no paper in the file (only a header?)"))
-    return records, skipped
+        skipped.append(SkippedBlock(display, 1, "file: no paper in it (only a header?)"))
+    return _FileResult(records, skipped, bad_line is not None)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -670,11 +926,12 @@ def _canonical_areas(records: Sequence[_Record]) -> dict[str, str]:
     }
 
 
-def load_corpus(path: str | os.PathLike[str]) -> Corpus:
+def load_corpus(path: str | os.PathLike[str], headers: Sequence[str] = (HEADER,)) -> Corpus:
     """Parse every file of a corpus into distinct papers.
 
     Args:
         path: A corpus file or directory (see :func:`corpus_files`).
+        headers: Lines that are a file's header, not a field (default ``论文检索``).
 
     Returns:
         The papers with what was skipped and de-duplicated. Unparseable content never raises; it is
@@ -685,18 +942,21 @@ def load_corpus(path: str | os.PathLike[str]) -> Corpus:
             (the message lists the first reasons).
     """
     started = time.perf_counter()
-    files = corpus_files(path)
+    files, ignored = _scan(path)
     displays = [_display_path(f) for f in files]
     records: list[_Record] = []
     skipped: list[SkippedBlock] = []
+    cp1252: list[str] = []
     for file, display in zip(files, displays, strict=True):
         try:
-            file_records, file_skipped = _read_file(file, display)
+            result = _read_file(file, display, headers)
         except Exception as exc:  # a parser bug must not take the whole corpus down; report it
             logger.exception("unexpected error while parsing %s", display)
-            file_records, file_skipped = [], [SkippedBlock(display, 1, f"could not be parsed ({exc!r})")]
-        records.extend(file_records)
-        skipped.extend(file_skipped)
+            result = _FileResult([], [SkippedBlock(display, 1, f"file: could not be parsed ({exc!r})")])
+        records.extend(result.records)
+        skipped.extend(result.skipped)
+        if result.cp1252:
+            cp1252.append(display)
 
     kept: list[_Record] = []
     by_digest: dict[bytes, _Record] = {}
@@ -769,4 +1029,6 @@ def load_corpus(path: str | os.PathLike[str]) -> Corpus:
         duplicates=len(dropped),
         duplicate_details=details,
         skipped=tuple(skipped),
+        cp1252_files=tuple(cp1252),
+        ignored_files=tuple(_display_path(f) for f in ignored),
     )

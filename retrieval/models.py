@@ -144,7 +144,19 @@ class SkippedBlock:
 
     path: str
     line: int
-    reason: str
+    reason: str  # "field: why" (the field is area, authors, abstract, block, record, id, url or file)
+
+    @property
+    def field(self) -> str:
+        """What was wrong: ``area``, ``authors``, ``abstract``, ``block``, ``record``, ``id``, ``url``
+        or ``file``."""
+        head, sep, _ = self.reason.partition(": ")
+        return head if sep and " " not in head else ""
+
+    @property
+    def why(self) -> str:
+        """The reason without the field."""
+        return self.reason.partition(": ")[2] if self.field else self.reason
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.reason}"

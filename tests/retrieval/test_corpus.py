@@ -285,13 +285,15 @@ def test_utf16_file_with_bom(tmp_path):
     assert len(c.papers) == 3
 
 
-def test_invalid_utf8_is_replaced_not_fatal(tmp_path):
-    data = small_corpus().encode("utf-8").replace(b"Alan Turing", b"Alan Tur\xff\xfeing")
+def test_invalid_utf8_is_read_as_windows_1252_not_replaced(tmp_path):
+    data = small_corpus().encode("utf-8").replace(b"Alan Turing", "Alan Türing".encode("cp1252"))
     path = tmp_path / "c.txt"
     path.write_bytes(data)
     c = load_corpus(path)
     assert len(c.papers) == 3
-    assert "\ufffd" in c.papers[0].authors[1]
+    assert c.papers[0].authors[1] == "Alan Türing"
+    assert c.papers[0].area == "Deep Learning · Graph Neural Networks"  # the UTF-8 lines stay UTF-8
+    assert c.cp1252_files == (str(path),)
 
 
 def test_header_only_file_is_an_error(tmp_path):
@@ -332,22 +334,24 @@ def test_malformed_blocks_are_skipped_with_their_line(tmp_path):
         + block("Theory · Game Theory", "Donald Knuth", ABSTRACT_B.replace("two", "three"))  # 43, 45, 47
     )
     c = load_corpus(write(tmp_path / "bad.txt", text))
-    assert [p.source.rsplit(":", 1)[1] for p in c.papers] == ["3", "23", "33", "43"]
+    # Read by position, "tbd." is the abstract of the block at line 9.
+    assert [p.source.rsplit(":", 1)[1] for p in c.papers] == ["3", "9", "23", "33", "43"]
     assert [p.area for p in c.papers] == [
         "Theory · Learning Theory",
+        "Theory · Game Theory",
         "Optimization",
         "Applications · Health",
         "Theory · Game Theory",
     ]
+    assert c.papers[1].abstract == "tbd."
     reasons = {s.line: s.reason for s in c.skipped}
-    assert set(reasons) == {9, 15, 19, 29, 39}
-    assert "abstract too short" in reasons[9]
-    assert "missing abstract" in reasons[39]
-    assert "missing authors" in reasons[15]
-    assert "unrecognised line" in reasons[19] and "1 more line" in reasons[19]
-    assert "missing area" in reasons[29]
+    assert set(reasons) == {17, 19, 29, 39}
+    assert reasons[17].startswith("authors: missing: the line after the area 'Deep Learning · Robustness'")
+    assert reasons[19].startswith("abstract: missing: the 2 lines '%%%% garbage ####' and '12345'")
+    assert reasons[29].startswith("area: missing: the block starts with the authors 'Edsger Dijkstra")
+    assert reasons[39].startswith("abstract: missing: the 2 lines 'Theory · Optimization' and 'Niklaus")
     assert all(s.path == str(tmp_path / "bad.txt") for s in c.skipped)
-    assert str(c.skipped[0]) == f"{tmp_path / 'bad.txt'}:9: {reasons[9]}"
+    assert str(c.skipped[0]) == f"{tmp_path / 'bad.txt'}:17: {reasons[17]}"
 
 
 def test_one_bad_line_does_not_shift_later_blocks(tmp_path):
@@ -364,7 +368,9 @@ def test_incomplete_block_at_end(tmp_path):
     c = load_corpus(write(tmp_path / "c.txt", small_corpus() + "Theory · Optimization\n"))
     assert len(c.papers) == 3
     assert [s.line for s in c.skipped] == [21]
-    assert "end of the file" in c.skipped[0].reason
+    assert c.skipped[0].reason == (
+        "authors: missing: the file ends after 'Theory · Optimization' (an incomplete block)"
+    )
 
 
 def test_binary_file_is_skipped(tmp_path):
@@ -389,7 +395,7 @@ def test_nonexistent_path(tmp_path):
 
 
 def test_empty_file(tmp_path):
-    with pytest.raises(CorpusError, match="empty file"):
+    with pytest.raises(CorpusError, match="empty.txt:1: file: empty"):
         load_corpus(write(tmp_path / "empty.txt", ""))
 
 
@@ -428,7 +434,7 @@ def test_nothing_loadable_lists_reasons(tmp_path):
         load_corpus(tmp_path)
     message = str(info.value)
     assert "no paper could be loaded" in message
-    assert "a.txt:1" in message and "b.jsonl:1: invalid JSON" in message
+    assert "a.txt:1" in message and "b.jsonl:1: record: invalid JSON" in message
 
 
 # --------------------------------------------------------------------------------------------------
@@ -500,12 +506,12 @@ def test_jsonl_bad_lines_are_skipped_with_file_and_line(tmp_path):
     c = load_corpus(path)
     assert [p.id for p in c.papers] == ["a", "c"]
     assert [(s.line, s.reason.split(" (")[0]) for s in c.skipped] == [
-        (2, "invalid JSON"),
-        (4, "record has no abstract/text"),
-        (5, "not a JSON object"),
-        (7, "invalid JSON"),
+        (2, "record: invalid JSON"),
+        (4, "abstract: missing: the record has no abstract or text"),
+        (5, "record: not a JSON object"),
+        (7, "record: invalid JSON"),
     ]
-    assert str(c.skipped[0]).startswith(f"{path}:2: invalid JSON")
+    assert str(c.skipped[0]).startswith(f"{path}:2: record: invalid JSON")
 
 
 def test_jsonl_repeated_explicit_id_is_a_duplicate(tmp_path):
