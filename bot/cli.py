@@ -64,9 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot import render
         from retrieval import cli as retrieval_cli
 
-        forwarded = [command, *remaining]
-        if args.corpus:
-            forwarded += ["--corpus", str(settings.corpus_path)]
+        # --corpus goes first: after a "--" in the remaining words it would be read as query text
+        forwarded = [command, *(["--corpus", str(settings.corpus_path)] if args.corpus else []), *remaining]
         return retrieval_cli.main(
             forwarded,
             default_corpus=settings.corpus_path,

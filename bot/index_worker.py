@@ -169,6 +169,8 @@ async def build_in_subprocess(
         duplicates=loaded.duplicates,
         duplicate_details=loaded.duplicate_details,
         skipped=tuple(SkippedBlock(s.path, s.line, s.reason) for s in loaded.skipped),
+        cp1252_files=loaded.cp1252_files,
+        ignored_files=loaded.ignored_files,
         added=added,
         removed=removed,
         unchanged=unchanged,

@@ -208,7 +208,11 @@ def _report_json(report: IngestReport) -> str:
             "papers": report.papers,
             "duplicates": report.duplicates,
             "duplicate_details": list(report.duplicate_details),
-            "skipped": [{"path": s.path, "line": s.line, "reason": s.reason} for s in report.skipped],
+            "skipped": [
+                {"path": s.path, "line": s.line, "field": s.field, "reason": s.reason} for s in report.skipped
+            ],
+            "cp1252_files": list(report.cp1252_files),
+            "ignored_files": list(report.ignored_files),
             "from_cache": report.from_cache,
             "build_seconds": report.build_seconds,
             "extra": {k: v for k, v in report.extra.items() if isinstance(v, str | int | float | None)},
@@ -237,6 +241,14 @@ def _print_report(report: IngestReport, index: Index, seconds: float) -> None:
         print(f"  {block}")
     if len(report.skipped) > 20:
         print(f"  … and {len(report.skipped) - 20} more")
+    if report.cp1252_files:
+        print(f"not UTF-8, decoded as Windows-1252: {plural(len(report.cp1252_files), 'file')}")
+        for name in report.cp1252_files[:20]:
+            print(f"  {name}")
+    if report.ignored_files:
+        shown = ", ".join(Path(f).name for f in report.ignored_files[:10])
+        more = f" … and {len(report.ignored_files) - 10} more" if len(report.ignored_files) > 10 else ""
+        print(f"files ignored (not .txt/.jsonl/.ndjson): {len(report.ignored_files):,}: {shown}{more}")
 
 
 # -- commands -------------------------------------------------------------------------------------
@@ -290,6 +302,39 @@ def _search(args: argparse.Namespace, index: Index, render: RenderSnippet) -> in
     return 0
 
 
+def _query_words_last(parser: _Parser, argv: list[str]) -> list[str]:
+    """``argv`` with the query (or question) words gathered after a ``--`` and joined into one.
+
+    A query may start with ``-`` (``paperbot search "-sparse"``, ``search -quantum sparse``): any
+    word that is not one of the subcommand's own options is query text, wherever it stands, and
+    everything after ``--`` is query text. Unquoted words (``search sparse autoencoders``) form one
+    query, as they would in Discord.
+    """
+    if not argv or argv[0] not in {"search", "ask"}:
+        return argv
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
+    actions = sub.choices[argv[0]]._actions  # noqa: SLF001
+    takes_value = {o: a.nargs != 0 for a in actions for o in a.option_strings}
+    options: list[str] = []
+    words: list[str] = []
+    i, tokens = 0, argv[1:]
+    while i < len(tokens):
+        item = tokens[i]
+        name = item.split("=", 1)[0]
+        if item == "--":
+            words += tokens[i + 1 :]
+            break
+        if item.startswith("-") and name in takes_value:
+            options.append(item)
+            if takes_value[name] and "=" not in item and i + 1 < len(tokens):
+                i += 1
+                options.append(tokens[i])  # the option's value, even "-" (stdin)
+        else:
+            words.append(item)
+        i += 1
+    return [argv[0], *options, *(["--", " ".join(words)] if words else [])]
+
+
 def main(
     argv: list[str],
     *,
@@ -313,7 +358,7 @@ def main(
     """
     parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_query_words_last(parser, argv))
     except _UsageError as exc:
         _error_line(str(exc))
         return 2

@@ -739,6 +739,8 @@ def open_index(
             duplicates=int(corpus_meta["duplicates"]),
             duplicate_details=tuple(corpus_meta["duplicate_details"]),
             skipped=meta["skipped_blocks"],
+            cp1252_files=tuple(str(f) for f in corpus_meta.get("cp1252_files", ())),
+            ignored_files=tuple(str(f) for f in corpus_meta.get("ignored_files", ())),
             build_seconds=0.0,
             from_cache=True,
             extra={"cache": str(cache_file), "load_seconds": time.perf_counter() - started},
@@ -755,6 +757,8 @@ def open_index(
         "duplicates": corpus.duplicates,
         "duplicate_details": list(corpus.duplicate_details),
         "skipped": [[s.path, s.line, s.reason] for s in corpus.skipped],
+        "cp1252_files": list(corpus.cp1252_files),
+        "ignored_files": list(corpus.ignored_files),
     }
     skipped = tuple(corpus.skipped)
     del corpus  # the papers live on in the index's catalogue arrays
@@ -788,6 +792,8 @@ def open_index(
         duplicates=int(corpus_meta["duplicates"]),
         duplicate_details=tuple(corpus_meta["duplicate_details"]),
         skipped=skipped,
+        cp1252_files=tuple(corpus_meta["cp1252_files"]),
+        ignored_files=tuple(corpus_meta["ignored_files"]),
         build_seconds=time.perf_counter() - started,
         from_cache=False,
         extra=extra,

@@ -178,6 +178,8 @@ class IngestReport:
         unchanged: Number of ids present in both.
         build_seconds: Time spent building (0.0 when the cache was used).
         from_cache: True when the index was loaded from a valid cache file.
+        cp1252_files: Files that were not valid UTF-8 and were decoded as Windows-1252.
+        ignored_files: Files of a corpus folder that were not read because of their extension.
     """
 
     files: tuple[str, ...]
@@ -191,3 +193,5 @@ class IngestReport:
     build_seconds: float = 0.0
     from_cache: bool = False
     extra: dict[str, object] = field(default_factory=dict)
+    cp1252_files: tuple[str, ...] = ()
+    ignored_files: tuple[str, ...] = ()

@@ -118,6 +118,18 @@ def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
             value=_more([str(block) for block in report.skipped]),
             inline=False,
         )
+    if report.cp1252_files:
+        embed.add_field(
+            name=f"Not UTF-8, read as Windows-1252: {len(report.cp1252_files):,}",
+            value=_more(list(report.cp1252_files)),
+            inline=False,
+        )
+    if report.ignored_files:
+        embed.add_field(
+            name=f"Files ignored (not .txt or .jsonl): {len(report.ignored_files):,}",
+            value=_more(list(report.ignored_files)),
+            inline=False,
+        )
     lines: list[str] = []
     if reconcile is not None:
         gone, returned = reconcile.gone, reconcile.returned

@@ -99,3 +99,14 @@ def test_run_dispatch_calls_run_bot(monkeypatch, tmp_path):
     monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
     assert cli.main(["run", "--database", str(tmp_path / "x.db")]) == 0
     assert seen["token"] == TOKEN
+
+
+def test_search_query_after_double_dash_with_corpus(tmp_path):
+    # --corpus is the paperbot command's own flag: the query after "--" must still reach the search.
+    corpus = PROJECT_ROOT / "data" / "corpus"
+    env = {"INDEX_CACHE_DIR": str(tmp_path / "cache")}
+    result = run(["search", "--corpus", str(corpus), "--", "-quantum sparse"], env_extra=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("4 results for '-quantum sparse'")
+    result = run(["search", "-sparse autoencoders", "--top", "1"], env_extra=env, cwd=tmp_path)
+    assert result.returncode == 0 and "unrecognized" not in result.stderr, result.stderr

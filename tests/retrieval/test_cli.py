@@ -135,3 +135,25 @@ def test_errors_are_one_line_and_exit_2(run, argv, fragment, tmp_path):
 def test_help_exits_zero(run):
     code, out, _ = run("search", "--help")
     assert code == 0 and "--queries" in out
+
+
+# -- queries that start with "-" ---------------------------------------------------------------------
+
+
+def test_query_starting_with_a_dash_is_a_query_not_an_option(run):
+    code, out, err = run("search", "-quantum sparse", "--top", "2")
+    assert code == 0 and err == "", err
+    assert out.startswith("4 results for '-quantum sparse'")
+    code, out, err = run("search", "-sparse")  # an exclusion alone: the query's own message
+    assert code == 2 and "unrecognized" not in err and "add a word to search for" in err
+
+
+def test_words_after_a_double_dash_and_unquoted_words_form_the_query(run, corpus_copy):
+    code, out, _ = run("search", "--corpus", str(corpus_copy), "--", "-quantum sparse")
+    assert code == 0 and out.startswith("4 results for '-quantum sparse'")
+    code, out, _ = run("search", "sparse", "autoencoders", "--top=1", "--json")
+    assert code == 0 and len(out.splitlines()) == 1
+    code, out, _ = run("search", "-quantum", "sparse", "--json", "--top", "1")
+    assert code == 0 and json.loads(out)["matched_terms"] == ["sparse"]
+    code, out, _ = run("ask", "-distillation", "how", "are", "reward", "models", "evaluated?")
+    assert code == 0 and "[1]" in out
