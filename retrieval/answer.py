@@ -26,7 +26,7 @@ from retrieval.tokenize import tokenize
 if TYPE_CHECKING:
     from retrieval.index import Index
 
-__all__ = ["ANSWER_MIN_SHARE", "ANSWER_PAPERS", "MAX_SENTENCES", "answer", "paper_sentences"]
+__all__ = ["ANSWER_MIN_SHARE", "ANSWER_PAPERS", "MAX_SENTENCES", "answer", "paper_sentences", "rank_papers"]
 
 #: Most sentences an answer quotes.
 MAX_SENTENCES = 10
@@ -80,6 +80,14 @@ def _question_words(index: Index, parsed: ParsedQuery) -> list[frozenset[str]]:
             words.append(tokens)
     topical = [w for w in words if not w <= QUESTION_FRAME_TOKENS]
     return topical or words
+
+
+def rank_papers(index: Index, question: str, n: int = ANSWER_PAPERS) -> list[int]:
+    """Positions of the ``n`` papers that best match ``question``, best first (what :func:`answer`
+    reads)."""
+    words = _question_words(index, plain_query(question))
+    terms = list(dict.fromkeys(t for word in words for t in sorted(word)))
+    return rank(index, terms, n)[0].tolist() if terms else []
 
 
 @dataclass(slots=True, eq=False)

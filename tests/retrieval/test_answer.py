@@ -137,3 +137,51 @@ def test_answer_keeps_to_the_subject_when_no_paper_relates_the_question_words(se
     answer = seed_index.answer("how do diffusion models get faster?")
     assert 2 <= len(answer.sentences) <= 4
     assert all("diffusion" in s.text.lower() for s in answer.sentences)
+
+
+# -- the evaluation data of bench/ask.py ------------------------------------------------------------
+
+
+def test_shared_run_counts_consecutive_words_names_aside():
+    from bench.ask import shared_run
+
+    gold = "We find that the assertiveness of an output skews the perceived rate of factuality errors."
+    assert shared_run("Does assertiveness skew how people rate errors?", gold)[0] == 1
+    assert shared_run("Why does the perceived rate of factuality errors rise?", gold) == (
+        6, "the perceived rate of factuality errors",
+    )
+    # A name written as one (capitals, digits) breaks a run; so does a listed name.
+    named = "SliceGPT can remove up to 25% of the model parameters"
+    assert shared_run("How much can SliceGPT remove?", named)[0] == 1
+    term = "we propose sum-product-set networks, an extension of probabilistic circuits"
+    assert shared_run("What are sum-product-set networks?", term)[0] == 4
+    assert shared_run("What are sum-product-set networks?", term, ["sum-product-set networks"])[0] == 0
+
+
+def test_the_question_file_is_sound():
+    from bench.ask import DEFAULT_CORPUS, DEFAULT_DATA, _norm, check_questions, load_questions, load_source
+    from retrieval.corpus import load_corpus
+
+    if not (DEFAULT_CORPUS / "papers.jsonl").exists():
+        pytest.skip(f"{DEFAULT_CORPUS} is not available")
+    questions = load_questions(DEFAULT_DATA)
+    served = {_norm(p.abstract) for p in load_corpus(DEFAULT_CORPUS / "abstracts.txt").papers}
+    assert check_questions(questions, load_source(DEFAULT_CORPUS), served) == []
+
+
+def test_the_question_check_catches_copied_and_invented_gold(tmp_path):
+    from bench.ask import Question, check_questions
+
+    abstract = "Signal delay occurs when there is a lag between an agent's perception and its actions."
+    source = {"p1": {"abstract": abstract, "title": "T"}}
+    served = {"signaldelayoccurswhenthereisalagbetweenanagentsperceptionanditsactions"}
+    copied = Question("q1", "definition", "When is there a lag between an agent's perception?", "p1",
+                      (abstract,))
+    invented = Question("q2", "method", "How do agents act?", "p1", ("agents act quickly",))
+    unknown = Question("q3", "why", "Why?", "p9", ("x",))
+    problems = check_questions([copied, invented, unknown], source, served)
+    assert any(p.startswith("q1: shares 7 consecutive words") for p in problems)
+    assert any(p.startswith("q2: gold is not verbatim") for p in problems)
+    assert any(p.startswith("q3: kind 'why'") for p in problems)
+    assert any(p.startswith("q3: paper p9 is not in papers.jsonl") for p in problems)
+    assert "only 3 questions (at least 80)" in problems
