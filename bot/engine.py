@@ -125,7 +125,7 @@ class Engine:
         """Papers most like ``paper_id`` (raises UnknownPaperError)."""
         return self.index.similar(paper_id, k)
 
-    def answer(self, question: str, k: int = 4) -> Answer:
+    def answer(self, question: str, k: int | None = None) -> Answer:
         """An extractive answer to ``question``."""
         return self.index.answer(question, k)
 

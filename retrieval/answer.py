@@ -1,227 +1,557 @@
-"""Extractive answers: the sentences of the top papers that answer a question, with their papers.
+"""Extractive answers: the sentence of the abstracts that answers a question, with its paper.
 
 :func:`answer` is what :meth:`retrieval.index.Index.answer` runs. It reads the index only through
-its public reads (:func:`retrieval.search.rank`, ``term_docs``, ``contains``, ``papers``), so the
-index and the ranking kernel can change underneath it.
+its public reads (:func:`retrieval.search.rank`, ``term_docs``, ``papers``), so the index and the
+ranking kernel can change underneath it.
+
+How a question is answered:
+
+1. **Question words.** Words that only frame a question ("how", "can", "made", "really", "mean" ...,
+   :data:`FRAME_WORDS`) never count as topical; what is left picks and ranks the papers.
+2. **Papers.** BM25 over the topical words gives :data:`RERANK_DEPTH` candidates; each is re-scored
+   with sentence-level evidence — the share of the question's (idf-weighted) words that meet in one
+   sentence, or two adjacent ones — because a paper that *states* the question's subject in one
+   place is about it, while one that mentions its words here and there is not. A paper must hold two
+   topical question words (one when the question has only one), or the answer is honest: nothing.
+3. **Sentences.** Within a paper each sentence gets a rhetorical role from cue phrases and its
+   position (background, problem, method, result, definition, meta) and the question a kind from its
+   opening words (:func:`question_kind`: what is → definition, how → method, does / how much →
+   finding, why → motivation). A sentence scores by how much of the question it covers — weighted by
+   how rare each word is *within this paper*, so the choice does not swing with the rest of the
+   corpus — plus a bonus when its role is the one the kind asks for. Stems that should meet do
+   ("disagree" / "disagreements": one stem a prefix of the other).
+4. **The reply.** The best sentence of the best paper first, then at most two that support it (the
+   paper's next best sentence, or the best one of a runner-up paper that is nearly as good).
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Sequence
+import re
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
 from retrieval.models import Answer, AnswerSentence, Paper
-from retrieval.query import ParsedQuery, plain_query
+from retrieval.query import plain_query
 from retrieval.search import rank
 from retrieval.text import split_sentences, strip_markup
-from retrieval.tokenize import tokenize
+from retrieval.tokenize import STOPWORDS, tokenize
 
 if TYPE_CHECKING:
     from retrieval.index import Index
 
-__all__ = ["ANSWER_MIN_SHARE", "ANSWER_PAPERS", "MAX_SENTENCES", "answer", "paper_sentences", "rank_papers"]
+__all__ = [
+    "ABLATIONS",
+    "DEFAULT_SENTENCES",
+    "KINDS",
+    "MAX_SENTENCES",
+    "ablate",
+    "answer",
+    "paper_sentences",
+    "question_kind",
+    "rank_papers",
+    "sentence_roles",
+]
 
-#: Most sentences an answer quotes.
+#: Sentences quoted by default: the answer and at most two that support it.
+DEFAULT_SENTENCES = 3
+#: Most sentences an answer may be asked to quote.
 MAX_SENTENCES = 10
-#: Papers read for an extractive answer.
-ANSWER_PAPERS = 5
-#: A sentence quoted in an answer scores at least this share of the best quoted sentence.
-ANSWER_MIN_SHARE = 0.5
-#: Question words whose idf is below this (words in more than ~37 % of the papers) are too common to
-#: show that a sentence is about the question; they still add to its score.
-ANSWER_GENERIC_IDF = 1.0
-#: Tokens of words that frame a question rather than name its topic ("how can X be *made* faster",
-#: "what *makes* X *work*"): an answer ignores them unless the question has no other word.
-QUESTION_FRAME_TOKENS = frozenset(
-    tokenize("make makes made making work works worked working help helps helped helping use uses used using")
-    + tokenize("way ways get gets got getting")
+#: Papers BM25 hands to the sentence-evidence rerank.
+RERANK_DEPTH = 12
+#: Weight of the sentence evidence against the (max-normalised) BM25 score in the rerank.
+EVIDENCE_WEIGHT = 1.0
+#: A runner-up paper supports the answer when its rerank score is at least this share of the best.
+RUNNER_UP_SHARE = 0.85
+#: A supporting sentence scores at least this share of the answer sentence.
+SUPPORT_SHARE = 0.3
+#: Question words whose idf is below this (in more than ~37 % of the papers: "model", "learning")
+#: say little about what a paper is about: they rank, but do not count as held question words.
+GENERIC_IDF = 1.0
+#: Words that frame a question rather than name its topic. Stopwords ("how", "why", "does") are
+#: dropped by the tokenizer already; these are the content words questions are made of.
+FRAME_WORDS = (
+    "make makes made making work works worked working help helps helped helping use uses used using "
+    "way ways get gets got getting really actually exactly mean means meant meaning people someone "
+    "anyone one thing things kind kinds sort much many well good possible able need needs needed "
+    "happen happens happened achieve find finds found found tell explain describe know known "
+    "doe paper papers study studies author authors approach approaches method methods idea "
+    "instead simply exist existing"
 )
+FRAME_TOKENS = frozenset(tokenize(FRAME_WORDS))
+KINDS = ("definition", "method", "finding", "motivation", "other")
+
+# -- ablations: each idea of the module can be switched off to measure what it brings ---------------
+
+_ON = {
+    "roles": True,  # rhetorical roles and the kind -> role bonus
+    "definitions": True,  # definition cues ("we call", "termed", "X is a") for "what is" questions
+    "frame": True,  # frame words never topical
+    "local_weights": True,  # sentence choice by in-paper word rarity (else corpus idf)
+    "rerank": True,  # sentence-evidence rerank of the papers
+    "stems_meet": True,  # prefix-related stems match in sentences
+}
+#: Name printed by bench/ask.py -> the idea it switches off.
+ABLATIONS = {
+    "no rhetorical roles / kind match": "roles",
+    "no definition cues": "definitions",
+    "frame words count as topical": "frame",
+    "corpus idf for sentence choice": "local_weights",
+    "no sentence-evidence rerank": "rerank",
+    "no stem meeting": "stems_meet",
+}
 
 
-@lru_cache(maxsize=4096)
-def _split(abstract: str, title: str) -> tuple[str, ...]:
+@contextmanager
+def ablate(name: str) -> Iterator[None]:
+    """Switch one idea off (a name of :data:`ABLATIONS`) for the duration of the block."""
+    key = ABLATIONS[name]
+    _ON[key] = False
+    try:
+        yield
+    finally:
+        _ON[key] = True
+
+
+# -- questions -----------------------------------------------------------------------------------
+
+_KIND_PATTERNS = [
+    ("motivation", re.compile(
+        r"^\s*(why|what (makes|causes|explains)|what is the (reason|point|motivation))\b"
+    )),
+    ("finding", re.compile(
+        r"^\s*(how (much|many|well|often|close|fast|far|large|big|good|accurate|strong|robust|"
+        r"does .{1,60}\bcompare|do .{1,60}\bcompare)|which|when (does|do|is|are)|"
+        r"(does|do|did|is|are|was|were|can|could|will|would|has|have|should)\b)"
+    )),
+    ("definition", re.compile(
+        r"^\s*(what('s| is| are| was| were| does .{1,60}\bmean| do .{1,60}\bmean)|define|definition of|"
+        r"meaning of)\b"
+    )),
+    ("method", re.compile(r"^\s*(how|what (method|technique|approach|way)s?|in what way)\b")),
+]
+
+
+def question_kind(question: str) -> str:
+    """``definition``, ``method``, ``finding``, ``motivation`` or ``other``, from the opening words."""
+    text = " ".join(question.casefold().split())
+    for kind, pattern in _KIND_PATTERNS:
+        if pattern.search(text):
+            return kind
+    return "other"
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    """A question word that can match: its index tokens, its weight (largest idf of its tokens),
+    whether it is topical (not a frame word), generic (in a third of the papers or more) or a name."""
+
+    tokens: frozenset[str]
+    topical: bool
+    weight: float
+    generic: bool
+    name: bool = False  # written as a name: "RoboShot", "PCME++", "Skipper" mid-sentence
+
+
+def _question_words(index: Index, question: str) -> list[_Word]:
+    words: list[_Word] = []
+    seen: set[frozenset[str]] = set()
+    names = _names(question)
+    for word in plain_query(question).words:
+        tokens = frozenset(t for t in word.tokens if t in index.vocab)
+        if not tokens or tokens in seen:
+            continue
+        seen.add(tokens)
+        frame = _ON["frame"] and tokens <= FRAME_TOKENS
+        weight = max(_idf(index, t) for t in tokens)
+        words.append(_Word(tokens, not frame, weight, weight < GENERIC_IDF, bool(tokens & names)))
+    if not any(w.topical for w in words):  # "how does it work?": nothing but frame words
+        words = [_Word(w.tokens, True, w.weight, w.generic, w.name) for w in words]
+    return words
+
+
+def _asked(index: Index, question: str) -> int:
+    """How many distinct topical words the question asks about, the corpus's unknown ones included
+    ("how does the weather affect cats?" asks about three, even if only "affect" is indexed); words
+    in a third of the papers or more ("model") do not count."""
+    count = 0
+    seen: set[frozenset[str]] = set()
+    for word in plain_query(question).words:
+        tokens = frozenset(word.tokens) - STOPWORDS  # "what's" leaves "what"
+        if not tokens or tokens in seen or (_ON["frame"] and tokens <= FRAME_TOKENS):
+            continue
+        seen.add(tokens)
+        known = [t for t in tokens if t in index.vocab]
+        if not known or max(_idf(index, t) for t in known) >= GENERIC_IDF:
+            count += 1
+    return count
+
+
+_RAW_WORD_RE = re.compile(r"[^\W_][\w+\-.]*[\w+]|[^\W_]")
+
+
+def _names(question: str) -> frozenset[str]:
+    """Tokens of the words the question writes as names: digits or capitals past the first letter
+    ("PCME++", "RA-DIT", "LLaMA-2"), or a capital past the question's first word ("Skipper")."""
+    out: set[str] = set()
+    for i, m in enumerate(_RAW_WORD_RE.finditer(question)):
+        w = m.group(0)
+        if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or (i > 0 and w[:1].isupper()):
+            out.update(tokenize(w))
+    return frozenset(out)
+
+
+def _idf(index: Index, term: str) -> float:
+    return math.log((len(index) + 1) / max(len(index.term_docs(term)), 1))
+
+
+# -- sentences and their roles -------------------------------------------------------------------
+
+_CUES = {
+    "meta": re.compile(
+        r"(https?://|github\.com|www\.|\burl\b|\bcode (is|are|will be|and [\w ]+ (are|is|will be)) "
+        r"(publicly |freely |made )?(available|released)|\bavailable at\b|\bproject page\b|\bwarning\b)"
+    ),
+    "definition": re.compile(
+        r"\b(we (call|term|name|dub|coin|refer to|define)|(is|are) (called|termed|dubbed|named|known as|"
+        r"referred to as|defined as)|termed|dubbed|coined|referred to as|known as|refers? to|"
+        r"is defined|a notion|the notion|the concept of|namely|i\.e\.|that is,|occurs? when|happens? when|"
+        r"arises? when)"
+    ),
+    "propose": re.compile(r"\b(we (propose|introduce|present|develop|design|devise)|this (paper|work) "
+                          r"(proposes|introduces|presents))\b"),
+    "method": re.compile(
+        r"\b(we (use|employ|adopt|build|construct|combine|apply|derive|transform|reformulate|frame|model|"
+        r"represent|decompose|learn|train|incorporate|exploit|utilize|leverage|extend|integrate|"
+        r"formulate|define)|our (method|approach|framework|model|algorithm|technique|system|key|solution) "
+        r"(is|uses|employs|relies|operates|consists|combines|learns|works)|key (idea|insight|component)|"
+        r"specifically|central to|is based on|based on|relies on|consists? of|comprises?|is built|"
+        r"by (\w+ly )?(\w+ing)|which (uses|employs|leverages|combines)|employs|leverages|incorporates|equips|"
+        r"first,|then|(two|three|four) (\w+ )?(stages|steps|components|phases)|operates|works by|proceeds|"
+        r"instead of|rather than|is trained|are trained|is learned|are learned)\b"
+    ),
+    "announce": re.compile(
+        r"\b(we (explore|study|investigate|examine|analy[sz]e|consider|ask|aim|seek|focus|revisit|tackle|"
+        r"address|delve|take a|turn to)|this (paper|work|study) (serves|explores|studies|investigates|"
+        r"examines|addresses|aims|focuses)|in this (paper|work|study), we (explore|study|investigate|"
+        r"examine|consider|aim|focus|revisit|tackle|address|delve))\b"
+    ),
+    "result": re.compile(
+        r"(\bwe (show|find|found|demonstrate|observe|discover|reveal|prove|uncover|unveil|report|"
+        r"establish|verify|confirm|identify|conclude)|\b(results?|experiments?|evaluations?|analys[ie]s|"
+        r"findings?|study) (show|suggest|indicate|demonstrate|reveal|confirm|on)|\boutperform|"
+        r"\bsurpass|\bimprov|\bachiev|\breduc|\bspeedup|\bfaster|\bcompetitive|\bstate[- ]of[- ]the[- ]art|"
+        r"\bsota\b|\bcomparable|\bfall short|\bdoes not|\bdo not|\bcannot|\bon par|\bgap\b|"
+        r"\d+(\.\d+)?\s*(%|x\b|×|times|fold|points))"
+    ),
+    "problem": re.compile(
+        r"\b(however|but|yet|although|though|despite|unfortunately|suffers?|challeng\w*|limitations?|"
+        r"limited|fails?|failure|lacks?|lacking|bottlenecks?|expensive|costly|impractical|difficult|"
+        r"hard|prohibitive|remains?|unclear|struggles?|hinders?|hindered|cannot|vulnerable|prone|"
+        r"problems?|issues?|obstacles?|burden|inefficient|unstable|overlook\w*|neglect\w*|"
+        r"poorly|inadequate|insufficient|costs?|restrict\w*|mismatch|enormous|huge|heavy|slow|intractable|"
+        r"infeasible|weak|requires?|requirement)\b"
+    ),
+    "cause": re.compile(
+        r"\b(because|due to|since|owing to|as a result|caused|causes?|stems?|arises?|explains?|explained|"
+        r"mechanisms?|reasons?|leads? to|leading to|results? in|driven by|attribut\w+|contributed to|"
+        r"thereby|so that|makes? (it|them))\b"
+    ),
+}
+_NUMBER_RE = re.compile(r"\d")
+_QUANT_RE = re.compile(r"^\s*how (much|many|fast|far|large|big|close|often)\b")
+
+#: Role bonus added to a sentence's coverage, by question kind.
+_ROLES = ("first", "definition", "is_a", "propose", "method", "announce", "result", "problem", "cause")
+_BONUS = {
+    # role:        first  defin. is_a  propose method announce result problem cause
+    "definition": (0.15, 0.45, 0.30, 0.00, 0.00, -0.10, -0.10, -0.05, 0.00),
+    "method":     (-0.25, 0.00, 0.00, 0.25, 0.30, -0.30, -0.10, -0.20, 0.05),
+    "finding":    (-0.25, -0.05, 0.00, -0.10, -0.05, -0.30, 0.35, 0.00, 0.05),
+    "motivation": (-0.15, 0.00, 0.00, -0.15, -0.10, -0.30, 0.10, 0.30, 0.25),
+    "other":      (0.00, 0.00, 0.00, 0.00, 0.00, 0.00, 0.00, 0.00, 0.00),
+}
+#: Scale of the role bonuses against the coverage (0..1) of the question's words.
+ROLE_WEIGHT = 1.5
+#: A sentence that announces or asks the question ("we explore ways to ...", "How can we ...?", the
+#: opening sentence) is usually answered by the next one: it inherits this share of their coverage.
+_INHERIT = 0.8
+#: Extra bonus for a sentence with a number when the question asks "how much / how many".
+_QUANT_BONUS = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class _Text:
+    """A paper's abstract as sentences, each with its tokens; the paper's tokens, also sorted (for
+    prefix look-ups)."""
+
+    sentences: tuple[str, ...]
+    tokens: tuple[frozenset[str], ...]
+    vocab: frozenset[str]
+    ordered: tuple[str, ...]
+
+
+@lru_cache(maxsize=16384)
+def _text(abstract: str, title: str) -> _Text:
     display = strip_markup(abstract) if abstract else ""
-    sentences = [x.strip() for x in split_sentences(display)] if display else []
-    return tuple(x for x in sentences if x) or ((title,) if title else ())
+    # One line per sentence: a quote is shown as one line, whatever line breaks the abstract had.
+    texts = [" ".join(x.split()) for x in split_sentences(display)] if display else []
+    texts = [x for x in texts if x] or ([title] if title else [])
+    tokens = tuple(frozenset(tokenize(x)) for x in texts)
+    vocab = frozenset().union(*tokens, tokenize(title))
+    return _Text(tuple(texts), tokens, vocab, tuple(sorted(vocab)))
+
+
+@lru_cache(maxsize=8192)
+def _roles(abstract: str, title: str) -> tuple[frozenset[str], ...]:
+    out = []
+    for i, text in enumerate(_text(abstract, title).sentences):
+        lowered = text.casefold()
+        roles = {name for name, cue in _CUES.items() if cue.search(lowered)}
+        if i == 0:
+            # The opening sentence sets the scene: what it says "by" or "via" is the field's way,
+            # not the paper's method (unless it says "we propose").
+            roles.add("first")
+            roles.discard("method")
+        out.append(frozenset(roles))
+    return tuple(out)
 
 
 def paper_sentences(paper: Paper) -> tuple[str, ...]:
     """The sentences of the paper's display abstract (plain text, LaTeX turned into Unicode); the
     title alone when the abstract is empty. Memoised per abstract."""
-    return _split(paper.abstract, paper.title)
+    return _text(paper.abstract, paper.title).sentences
 
 
-def _idf(index: Index, term: str) -> float:
-    df = len(index.term_docs(term))
-    return math.log((len(index) + 1) / max(df, 1))
+def sentence_roles(paper: Paper) -> list[frozenset[str]]:
+    """The rhetorical roles found in each sentence of the paper (``first``, ``meta``, ``definition``,
+    ``propose``, ``method``, ``announce``, ``result``, ``problem``, ``cause``), in sentence order."""
+    return list(_roles(paper.abstract, paper.title))
 
 
-def _jaccard(a: set[str], b: set[str]) -> float:
-    return len(a & b) / len(a | b) if a and b else 0.0
+_NEGATIONS = ("dis", "un", "non", "in", "im", "ir", "mis")
+#: Shortest stem that meets longer ones of its family.
+_MEET_MIN = 4
 
 
-def _question_words(index: Index, parsed: ParsedQuery) -> list[frozenset[str]]:
-    """The distinct words of a question that can match, each as its set of index tokens.
+def _family(word: _Word, text: _Text) -> frozenset[str]:
+    """The paper's tokens that match the word: its own tokens and, stems meeting, those of the same
+    family — one a prefix of the other, the shorter of at least :data:`_MEET_MIN` letters
+    ("disagre" / "disagr", "slow" / "slowli"), or one the other negated ("agre" / "disagre": a
+    sentence saying they disagree answers whether they agree)."""
+    vocab = text.vocab
+    out = set(word.tokens & vocab)
+    if not _ON["stems_meet"]:
+        return frozenset(out)
+    for t in word.tokens:
+        if len(t) < _MEET_MIN:
+            continue
+        i = bisect_left(text.ordered, t)
+        while i < len(text.ordered) and text.ordered[i].startswith(t):
+            out.add(text.ordered[i])
+            i += 1
+        out.update(t[:k] for k in range(_MEET_MIN, len(t)) if t[:k] in vocab)
+        for neg in _NEGATIONS:
+            if neg + t in vocab:
+                out.add(neg + t)
+            if t.startswith(neg) and len(t) - len(neg) >= _MEET_MIN and t[len(neg):] in vocab:
+                out.add(t[len(neg):])
+    return frozenset(out)
 
-    Words the corpus never uses are left out (they match nothing), and so are words that only frame
-    the question (:data:`QUESTION_FRAME_TOKENS`) unless nothing else is left.
-    """
-    words: list[frozenset[str]] = []
-    for word in parsed.words:
-        tokens = frozenset(t for t in word.tokens if t in index.vocab)
-        if tokens and tokens not in words:
-            words.append(tokens)
-    topical = [w for w in words if not w <= QUESTION_FRAME_TOKENS]
-    return topical or words
+
+_IS_A_RE = re.compile(
+    r"\b(is|are|refers to|means|describes|occurs|happens|arises)\b( a| an| the| one)?\b|, (a|an) "
+)
 
 
-def rank_papers(index: Index, question: str, n: int = ANSWER_PAPERS) -> list[int]:
-    """Positions of the ``n`` papers that best match ``question``, best first (what :func:`answer`
-    reads)."""
-    words = _question_words(index, plain_query(question))
-    terms = list(dict.fromkeys(t for word in words for t in sorted(word)))
-    return rank(index, terms, n)[0].tolist() if terms else []
+def _is_a(sentence: str, families: Sequence[frozenset[str]]) -> bool:
+    """"X is/are a ...", "X, a ...", "X (ABBR) is ...": the sentence opens by saying what a question
+    word is."""
+    head = sentence.casefold()[:120]
+    m = _IS_A_RE.search(head)
+    if not m:
+        return False
+    before = frozenset(tokenize(head[: m.start()]))
+    return any(not f.isdisjoint(before) for f in families if f)
 
 
-@dataclass(slots=True, eq=False)
-class _Quote:
-    """A candidate sentence of an extractive answer."""
+# -- the paper ranking ---------------------------------------------------------------------------
 
-    score: float
-    order: int
-    text: str
+
+@dataclass(slots=True)
+class _Candidate:
     doc: int
-    tokens: set[str]
-    words: int = 0  # how many distinct topical question words it holds
+    bm25: float  # share of the best BM25 score
+    families: list[frozenset[str]]  # per question word, the paper's tokens that match it
+    evidence: float = 0.0
+    score: float = 0.0
+    held: int = 0
 
 
-def answer(index: Index, question: str, k: int = 4) -> Answer:
-    """Extractive answer; see :meth:`retrieval.index.Index.answer`.
+def _candidates(index: Index, words: Sequence[_Word], depth: int) -> list[_Candidate]:
+    """BM25 candidates for the question's topical words, reranked by sentence-level evidence."""
+    topical = [i for i, w in enumerate(words) if w.topical]
+    terms = list(dict.fromkeys(t for i in topical for t in sorted(words[i].tokens)))
+    if not terms:
+        return []
+    docs, scores, _ = rank(index, terms, depth)
+    if not len(docs):
+        return []
+    top = float(scores[docs[0]]) or 1.0
+    total = sum(words[i].weight for i in topical) or 1.0
+    out = []
+    for doc in docs.tolist():
+        paper = index.papers[doc]
+        text = _text(paper.abstract, paper.title)
+        families = [_family(w, text) if w.topical else frozenset() for w in words]
+        held = [i for i in topical if families[i] and not words[i].generic]
+        held_count = len(held) + sum(1 for i in held if words[i].name)  # a name tells as much as two words
+        # Evidence: the largest share of the question's weight held by one sentence (or, a little
+        # less, by two adjacent ones).
+        best = 0.0
+        prev: set[int] = set()
+        for tokens in text.tokens:
+            here = {i for i in topical if families[i] and not families[i].isdisjoint(tokens)}
+            best = max(best, sum(words[i].weight for i in here) / total,
+                       0.9 * sum(words[i].weight for i in here | prev) / total)
+            prev = here
+        c = _Candidate(doc, float(scores[doc]) / top, families, best, held=held_count)
+        c.score = c.bm25 + (EVIDENCE_WEIGHT * c.evidence if _ON["rerank"] else 0.0)
+        out.append(c)
+    out.sort(key=lambda c: (-c.score, -c.bm25, c.doc))
+    return out
 
-    Candidate sentences come from the top :data:`ANSWER_PAPERS` papers for the question. Each is
-    scored BM25-style against the question terms (idf-weighted, saturated term frequency, length
-    normalised by the average candidate sentence length), times a mild prior for the paper's rank.
 
-    What gets quoted is what a careful reader would quote: a sentence that shares one rare word with
-    the question ("... a much *faster* alternative") scores well but answers nothing. Counting only
-    topical words (not frame words such as "made", not words found in a third of the papers):
+def _ranked(index: Index, question: str, depth: int = RERANK_DEPTH) -> tuple[list[_Word], list[_Candidate]]:
+    """The question's words, and the candidate papers that bear on it (holding two of its topical
+    words, one when it asks about one), best first."""
+    words = _question_words(index, question)
+    need = min(2, _asked(index, question))
+    return words, [c for c in _candidates(index, words, depth) if c.held >= need]
 
-    * a paper is a source only if it holds two distinct question words (when the question has two
-      and some candidate paper does; when none does, only the word most candidates share counts);
-    * its *anchor* is its best sentence holding two of them (when some candidate sentence does);
-      its next best sentence may follow, but only quoted together with the anchor, where it reads
-      in context;
-    * every quoted sentence scores at least :data:`ANSWER_MIN_SHARE` of the best anchor.
 
-    Sentences are taken best first, at most two per paper, none too similar (Jaccard >= 0.6) to one
-    already taken: up to ``k``, fewer (even none) when fewer are worth quoting.
+def rank_papers(index: Index, question: str, n: int = 5) -> list[int]:
+    """Positions of the (at most ``n``) papers that bear on ``question``, best first: the ranking
+    :func:`answer` reads, not /search's."""
+    return [c.doc for c in _ranked(index, question, max(RERANK_DEPTH, n))[1][:n]]
+
+
+# -- sentence choice -----------------------------------------------------------------------------
+
+
+_ANAPHOR_RE = re.compile(
+    r"\b(we (call|term|name|dub|define|refer to)|(is|are) (called|termed|dubbed|known as|referred to as))"
+    r" (this|these|such|it|them)\b|^(this|these|such) (\w+ ){0,3}(is|are) (called|termed|known|referred)"
+)
+
+
+def _sentence_scores(
+    index: Index, cand: _Candidate, words: Sequence[_Word], kind: str, quant: bool
+) -> list[tuple[float, int, str]]:
+    """(score, position, sentence) of the paper's quotable sentences, best first."""
+    paper = index.papers[cand.doc]
+    text = _text(paper.abstract, paper.title)
+    roles = _roles(paper.abstract, paper.title)
+    n = len(text.sentences)
+    families = cand.families
+    holds = [[not f.isdisjoint(tokens) if f else False for f in families] for tokens in text.tokens]
+    # Word weights: rarity within this paper (a word in every sentence is the paper's subject and
+    # picks no sentence), a third for corpus-generic words; or, ablated, the corpus idf.
+    weights: dict[int, float] = {}
+    for i, w in enumerate(words):
+        if not w.topical:
+            continue
+        if _ON["local_weights"]:
+            sf = sum(1 for h in holds if h[i])
+            if sf:
+                weights[i] = math.log(1 + n / sf) * (0.33 if w.generic else 1.0)
+        else:
+            weights[i] = w.weight
+    total = sum(weights.values()) or 1.0
+    use_roles = _ON["roles"]
+    row = _BONUS.get(kind, _BONUS["other"]) if use_roles else _BONUS["other"]
+    bonus = {role: b * ROLE_WEIGHT for role, b in zip(_ROLES, row, strict=True)}
+    if not _ON["definitions"]:
+        bonus["definition"] = bonus["is_a"] = 0.0
+    covers = [sum(wt for i, wt in weights.items() if h[i]) / total for h in holds]
+    # A sentence restates the question when it announces it ("we explore ways to ..."), asks it, or
+    # (the question naming the method) introduces the method the question names: "How does RoboShot
+    # work?" is not answered by "We propose RoboShot, a method that ...".
+    names = [i for i, w in enumerate(words) if w.name]
+    restates = [
+        "announce" in r or sentence.endswith("?") or ("propose" in r and any(h[i] for i in names))
+        for sentence, r, h in zip(text.sentences, roles, holds, strict=True)
+    ]
+    scored: list[float] = []
+    for pos, sentence in enumerate(text.sentences):
+        cover = covers[pos]
+        if use_roles and kind in ("method", "finding", "motivation") and pos > 0 and restates[pos - 1]:
+            cover = max(cover, _INHERIT * covers[pos - 1])
+        extra = sum(bonus.get(role, 0.0) for role in roles[pos])
+        if restates[pos] and "announce" not in roles[pos]:
+            extra += bonus["announce"] - bonus["propose"]
+        if kind == "definition" and bonus["is_a"] and _is_a(sentence, families):
+            extra += bonus["is_a"]
+        if quant and use_roles and _NUMBER_RE.search(sentence):
+            extra += _QUANT_BONUS
+        if cover == 0.0:
+            extra = min(extra, 0.0)  # a sentence sharing no word with the question answers it only by luck
+        scored.append(cover + extra)
+    if kind == "definition" and use_roles and _ON["definitions"]:
+        # "We term this condition X": what X is was said in the sentence before.
+        for pos in range(1, n):
+            if _ANAPHOR_RE.search(text.sentences[pos].casefold()) and scored[pos] >= scored[pos - 1]:
+                scored[pos - 1] = scored[pos] + 0.01
+    out = [
+        (scored[pos], pos, sentence)
+        for pos, sentence in enumerate(text.sentences)
+        if "meta" not in roles[pos] and len(text.tokens[pos]) >= 4
+    ]
+    out.sort(key=lambda x: (-x[0], x[1]))
+    return out
+
+
+def answer(index: Index, question: str, k: int | None = None) -> Answer:
+    """Extractive answer; see :meth:`retrieval.index.Index.answer` and the module docstring.
+
+    The first sentence is the answer (the best sentence of the best paper); up to ``k - 1`` more
+    support it: the paper's next best sentences (at least :data:`SUPPORT_SHARE` of the answer's
+    score) and the best sentence of a runner-up paper whose rerank score is at least
+    :data:`RUNNER_UP_SHARE` of the best. No sentence when no paper holds two topical question words
+    (one, when the question has only one).
     """
+    k = DEFAULT_SENTENCES if k is None else k
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_SENTENCES:
         raise ValueError(f"k must be an integer from 1 to {MAX_SENTENCES}, not {k!r}")
-    parsed = plain_query(question)
-    words = _question_words(index, parsed)
-    terms = list(dict.fromkeys(t for word in words for t in sorted(word)))
     nothing = Answer(question=question, sentences=(), papers=())
-    if not terms:
-        return nothing
-    docs, scores, _ = rank(index, terms, ANSWER_PAPERS)
-    quotes = _score_sentences(index, docs.tolist(), scores, terms)
-    if not quotes:
-        return nothing
-    idf = {term: _idf(index, term) for term in terms}
-    # Words in a third of the papers or more ("model", "learning", "data") say little about what a
-    # sentence is about: only the others count as held question words.
-    topical = [w for w in words if max(idf[t] for t in w) >= ANSWER_GENERIC_IDF] or words
-    held = {doc: [w for w in topical if any(index.contains(doc, t) for t in w)] for doc in docs.tolist()}
-    if len(topical) >= 2 and max(len(ws) for ws in held.values()) < 2:
-        # No candidate paper holds two of the question's words, so each is about one of them: keep to
-        # the word most of them share, the question's subject ("diffusion", not "faster").
-        shared = Counter(w for ws in held.values() for w in ws)
-        topical = [max(topical, key=lambda w: shared[w])]  # ties: the word asked about first
-        held = {doc: [w for w in ws if w in topical] for doc, ws in held.items()}
-    paper_words = {doc: len(ws) for doc, ws in held.items()}
-    paper_need = min(2, max(paper_words.values()))
-    for quote in quotes:
-        quote.words = sum(1 for w in topical if not w.isdisjoint(quote.tokens))
-    eligible = [q for q in quotes if paper_words[q.doc] >= paper_need and q.words]
-    if not eligible:
-        return nothing
-    need = min(2, max(q.words for q in eligible))
-    # Each paper offers its best sentence holding enough of the question (its anchor), and its next
-    # best sentence, which is quoted only together with the anchor.
-    anchors: dict[int, _Quote] = {}
-    for quote in eligible:
-        if quote.words >= need:
-            anchors.setdefault(quote.doc, quote)
-    floor = ANSWER_MIN_SHARE * max(q.score for q in anchors.values())
-    anchors = {doc: q for doc, q in anchors.items() if q.score >= floor}
-    pool = [q for q in eligible if q.doc in anchors and q.score >= floor]
-    seconds: dict[int, _Quote] = {}
-    for quote in pool:
-        anchor = anchors[quote.doc]
-        if quote is not anchor and quote.doc not in seconds and _jaccard(quote.tokens, anchor.tokens) < 0.6:
-            seconds[quote.doc] = quote
-    chosen: list[_Quote] = []
-
-    def fits(*new: _Quote) -> bool:
-        return len(chosen) + len(new) <= k and all(
-            _jaccard(q.tokens, c.tokens) < 0.6 for q in new for c in chosen
-        )
-
-    for quote in pool:
-        anchor = anchors[quote.doc]
-        if quote is anchor and fits(quote):
-            chosen.append(quote)
-        elif quote is seconds.get(quote.doc):
-            if anchor in chosen:
-                if fits(quote):
-                    chosen.append(quote)
-            elif fits(quote, anchor):
-                chosen += [quote, anchor]
-    chosen.sort(key=lambda q: (-q.score, q.order))
-    sentences = tuple(AnswerSentence(text=q.text, paper=index.papers[q.doc], score=q.score) for q in chosen)
-    cited: dict[str, Paper] = {}
-    for s in sentences:
-        cited.setdefault(s.paper.id, s.paper)
-    return Answer(question=question, sentences=sentences, papers=tuple(cited.values()))
-
-
-def _score_sentences(
-    index: Index, docs: list[int], scores: npt.NDArray[np.float64], terms: Sequence[str]
-) -> list[_Quote]:
-    """The sentences of ``docs`` that match some term, scored, best first (see :func:`answer`)."""
-    if not docs:
-        return []
-    top_score = float(scores[docs[0]])
-    candidates: list[tuple[str, int, Counter[str], float]] = []
-    for rank_i, doc in enumerate(docs):
-        prior = 0.8 + 0.2 * float(scores[doc]) / top_score if top_score > 0 else 1.0
-        for sentence in paper_sentences(index.papers[doc]):
-            tokens = tokenize(sentence)
-            if len(tokens) < 4:  # headings, "Code is available." and other fragments
-                continue
-            candidates.append((sentence, doc, Counter(tokens), prior - 0.001 * rank_i))
+    words, candidates = _ranked(index, question)
     if not candidates:
-        return []
-    avg_len = sum(sum(c.values()) for _, _, c, _ in candidates) / len(candidates)
-    k1, b = 1.2, 0.75
-    idf = {term: _idf(index, term) for term in terms}
-    quotes: list[_Quote] = []
-    for order, (sentence, doc, counts, prior) in enumerate(candidates):
-        length = sum(counts.values())
-        value = 0.0
-        for term in idf:
-            tf = counts.get(term, 0)
-            if tf:
-                value += idf[term] * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg_len))
-        if value > 0:
-            quotes.append(_Quote(value * prior, order, sentence, doc, set(counts)))
-    quotes.sort(key=lambda q: (-q.score, q.order))
-    return quotes
+        return nothing
+    kind = question_kind(question)
+    quant = bool(_QUANT_RE.search(question.casefold()))
+    best = candidates[0]
+    ranked = _sentence_scores(index, best, words, kind, quant)
+    if not ranked:
+        return nothing
+    top_score = ranked[0][0]
+    chosen: list[tuple[float, int, str]] = [(top_score, best.doc, ranked[0][2])]
+    support = [(score, best.doc, s) for score, _, s in ranked[1:] if score >= SUPPORT_SHARE * top_score]
+    for other in candidates[1:3]:
+        if other.score >= RUNNER_UP_SHARE * best.score:
+            theirs = _sentence_scores(index, other, words, kind, quant)
+            score = theirs[0][0] * other.score / best.score if theirs else 0.0
+            if score >= SUPPORT_SHARE * top_score:
+                support.append((score, other.doc, theirs[0][2]))
+    support.sort(key=lambda x: -x[0])
+    chosen += support[: k - 1]
+    sentences = tuple(
+        AnswerSentence(text=text, paper=index.papers[doc], score=score) for score, doc, text in chosen
+    )
+    cited: dict[str, Paper] = {}
+    for sentence in sentences:
+        cited.setdefault(sentence.paper.id, sentence.paper)
+    return Answer(question=question, sentences=sentences, papers=tuple(cited.values()))

@@ -68,8 +68,8 @@ def _build_parser() -> _Parser:
     ask = sub.add_parser("ask", help="an extractive answer with citations")
     ask.add_argument("question")
     ask.add_argument("--corpus", type=Path, help="corpus file or folder")
-    ask.add_argument("--sentences", type=int, default=4, choices=range(1, 11), metavar="N",
-                     help="at most N sentences (1..10)")
+    ask.add_argument("--sentences", type=int, default=3, choices=range(1, 11), metavar="N",
+                     help="at most N sentences: the answer, then N-1 supporting (1..10)")
     ask.add_argument("--json", action="store_true", help="the answer as one JSON object")
 
     index = sub.add_parser("index", help="(re)build the index and print the ingest report")

@@ -201,9 +201,10 @@ class Index:
         """
         return _similar(self.core, self.catalogue, paper_id, k)
 
-    def answer(self, question: str, k: int = 4) -> Answer:
-        """An extractive answer: up to ``k`` sentences from the top papers that bear on the question
-        (fewer when fewer do; see :func:`retrieval.answer.answer`), with their papers.
+    def answer(self, question: str, k: int | None = None) -> Answer:
+        """An extractive answer: the sentence that answers the question, then up to ``k - 1`` that
+        support it (default 3 in all; see :func:`retrieval.answer.answer`), with their papers; none
+        when no paper bears on the question.
 
         Raises:
             EmptyQueryError: The question has no searchable word.

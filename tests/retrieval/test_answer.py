@@ -1,32 +1,40 @@
-"""Extractive answers (retrieval.answer): quotes with citations, decoys sharing one word, k."""
+"""Extractive answers (retrieval.answer): the answer sentence first with its citation, question kinds and
+sentence roles, decoys sharing one word, honest silence, stability across corpus size; and the data
+checks of bench/ask.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from retrieval.answer import ANSWER_MIN_SHARE
+from retrieval.answer import DEFAULT_SENTENCES, question_kind, rank_papers, sentence_roles
 from retrieval.errors import EmptyQueryError
 from retrieval.models import Paper
 from retrieval.text import strip_markup
 
 
-def test_answer_quotes_two_to_four_sentences_with_citations(seed_index):
+def test_answer_leads_with_the_best_sentence_then_at_most_two_that_support_it(seed_index):
     answer = seed_index.answer("How are sparse autoencoders evaluated for interpretability?")
-    assert 2 <= len(answer.sentences) <= 4
+    assert 1 <= len(answer.sentences) <= DEFAULT_SENTENCES == 3
     first_cited: list[str] = []
     for s in answer.sentences:
-        assert s.text in strip_markup(s.paper.abstract)
+        assert s.text in " ".join(strip_markup(s.paper.abstract).split())
         if s.paper.id not in first_cited:
             first_cited.append(s.paper.id)
     assert [p.id for p in answer.papers] == first_cited
-    per_paper = [s.paper.id for s in answer.sentences]
-    assert all(per_paper.count(i) <= 2 for i in per_paper)
     assert len({s.text for s in answer.sentences}) == len(answer.sentences)
-    assert any("autoencoder" in s.text.lower() for s in answer.sentences)
+    # The answer is the best sentence of the best paper for the question; support follows, best first.
+    [top] = rank_papers(seed_index, answer.question, 1)
+    assert answer.sentences[0].paper.id == seed_index.papers[top].id
+    support = [s.score for s in answer.sentences[1:]]
+    assert support == sorted(support, reverse=True)
+    assert "autoencoder" in answer.sentences[0].text.lower()
 
 
 def test_answer_respects_k(seed_index):
     assert len(seed_index.answer("offline reinforcement learning policies", k=2).sentences) <= 2
+    assert len(seed_index.answer("how are sparse autoencoders evaluated?", k=1).sentences) == 1
+    with pytest.raises(ValueError):
+        seed_index.answer("sparse autoencoders", k=0)
 
 
 def test_answer_without_matches_and_without_words(seed_index):
@@ -115,28 +123,115 @@ def decoy_index():
 
 def test_answer_does_not_quote_a_sentence_sharing_one_word_with_the_question(decoy_index):
     answer = decoy_index.answer("how can diffusion policies be made faster?")
+    assert answer.sentences[0].paper.id == "answer"
+    assert answer.sentences[0].text.startswith("We distil a diffusion policy into a one-step policy")
     quoted = {s.paper.id for s in answer.sentences}
-    assert 2 <= len(answer.sentences) <= 4
-    assert "answer" in quoted
     assert not quoted & {"decoy-faster", "decoy-policy", "other-diffusion"}
     assert all("faster alternative" not in s.text for s in answer.sentences)
-    best = answer.sentences[0].score
-    assert all(s.score >= ANSWER_MIN_SHARE * best for s in answer.sentences)
 
 
-def test_answer_on_the_bundled_corpus_skips_the_unrelated_faster_sentence(seed_index):
-    answer = seed_index.answer("how can diffusion policies be made faster?")
-    assert 2 <= len(answer.sentences) <= 4
-    assert [p.id for p in answer.papers] == ["y13x62p7"]  # SSCP: single-step completion policies
-    assert all("phenotype" not in s.text for s in answer.sentences)
+def test_the_issue_examples_on_the_bundled_corpus(seed_index):
+    """The method question quotes the method, not the opening background; the definition question
+    quotes where the term is introduced, not where it is mitigated."""
+    faster = seed_index.answer("how can diffusion policies be made faster at inference?")
+    assert faster.sentences[0].paper.id == "y13x62p7"  # SSCP
+    assert faster.sentences[0].text.startswith("We propose the Single-Step Completion Policy")
+    assert all("phenotype" not in s.text for s in faster.sentences)
+    hacking = seed_index.answer("what is teacher hacking?")
+    assert "that we call teacher hacking" in hacking.sentences[0].text
+    assert "mitigates" not in hacking.sentences[0].text
 
 
-def test_answer_keeps_to_the_subject_when_no_paper_relates_the_question_words(seed_index):
-    """No bundled paper mentions both "diffusion" and "faster": quote about the subject most of the
-    candidate papers share (diffusion), not the one sentence that happens to say "faster"."""
-    answer = seed_index.answer("how do diffusion models get faster?")
-    assert 2 <= len(answer.sentences) <= 4
-    assert all("diffusion" in s.text.lower() for s in answer.sentences)
+def test_nothing_when_no_paper_holds_two_topical_words_of_the_question(seed_index):
+    """No bundled paper mentions both "diffusion" and "faster" ("get" only frames the question):
+    say nothing rather than dress a background sentence up as the answer."""
+    assert seed_index.answer("how do diffusion models get faster?").sentences == ()
+    # Words the corpus never uses still count: only "affect" is indexed here.
+    assert seed_index.answer("how does the weather affect cats?").sentences == ()
+    # One topical word asked about, one held: that is an answer.
+    assert seed_index.answer("what are sparse autoencoders?").sentences
+
+
+def test_question_kinds():
+    assert question_kind("What is teacher hacking?") == "definition"
+    assert question_kind("what do people mean by LLM hallucinations?") == "definition"
+    assert question_kind("How can diffusion policies be made faster?") == "method"
+    assert question_kind("how does SliceGPT make models smaller?") == "method"
+    assert question_kind("How much faster is it?") == "finding"
+    assert question_kind("Does RLHF help reasoning?") == "finding"
+    assert question_kind("how does RTRL compare with IMPALA?") == "finding"
+    assert question_kind("Why do web agents struggle?") == "motivation"
+    assert question_kind("sparse autoencoders") == "other"
+
+
+def test_sentence_roles_from_cue_phrases_and_position():
+    paper = _abstract_paper(
+        "roles", "Roles",
+        "Large models are trained by scaling data. However, training them is expensive. "
+        "We propose Thrift, a method that prunes tokens. Specifically, it drops tokens by scoring "
+        "their attention mass. Experiments show a 2x speedup. We call this effect token thrift. "
+        "Code is available at https://example.org/thrift.",
+    )
+    roles = sentence_roles(paper)
+    assert "first" in roles[0] and "method" not in roles[0]  # the opening's "by" is the field's way
+    assert "problem" in roles[1]
+    assert "propose" in roles[2]
+    assert "method" in roles[3]
+    assert "result" in roles[4]
+    assert "definition" in roles[5]
+    assert "meta" in roles[6]
+
+
+def _tiny_index(abstracts: dict[str, str]):
+    from retrieval.index import BM25Params, build_index
+
+    papers = [_abstract_paper(pid, pid, text) for pid, text in abstracts.items()]
+    papers += [
+        _abstract_paper(f"filler{i:02d}", f"A study of {topic}", sentence)
+        for i, (topic, sentence) in enumerate(_FILLER_TOPICS)
+    ]
+    return build_index(papers, BM25Params())
+
+
+def test_stems_that_should_meet_do():
+    index = _tiny_index({
+        "prefs": "Feedback for alignment is collected as ratings or rankings of responses. "
+                 "We find that preferences inferred from ratings and rankings disagree for most annotators. "
+                 "Annotators rate long responses higher.",
+    })
+    answer = index.answer("Do ratings and rankings of responses agree?")
+    assert "disagree for most annotators" in answer.sentences[0].text
+
+
+def test_frame_words_never_pick_the_paper():
+    index = _tiny_index({
+        "people": "Many people use chatbots every day. People ask chatbots about health.",
+        "halluc": "Language models produce fluent but false claims, known as hallucinations. "
+                  "We reduce hallucinations with retrieval.",
+    })
+    assert rank_papers(index, "what do people really mean by hallucinations?", 1) == [
+        index.position("halluc")
+    ]
+
+
+def test_sentence_choice_does_not_swing_with_the_rest_of_the_corpus(seed_papers, synth_papers):
+    """The same question over the bundled corpus and over it plus 5,000 other abstracts quotes the
+    same first sentence of the same paper."""
+    from retrieval.index import BM25Params, build_index
+
+    small = build_index(seed_papers, BM25Params())
+    big = build_index([*seed_papers, *synth_papers], BM25Params())
+    questions = [
+        "how can diffusion policies be made faster at inference?",
+        "what is teacher hacking?",
+        "How are sparse autoencoders evaluated for interpretability?",
+        "why do reward models get hacked?",
+    ]
+    for q in questions:
+        a, b = small.answer(q), big.answer(q)
+        assert a.sentences and b.sentences
+        assert a.sentences[0].paper.id == b.sentences[0].paper.id
+        assert a.sentences[0].text == b.sentences[0].text
 
 
 # -- the evaluation data of bench/ask.py ------------------------------------------------------------
