@@ -23,10 +23,13 @@ from retrieval.errors import QueryError, RetrievalError, UnknownPaperError
 log = logging.getLogger(__name__)
 
 try:  # bot/store.py is written concurrently; until it lands no StoreError can be raised anyway.
-    from bot.store import StoreError
+    from bot.store import NotSavedError, StoreError
 except ImportError:  # pragma: no cover - only while store.py is missing
 
     class StoreError(Exception):  # type: ignore[no-redef]
+        """Placeholder until bot.store exists."""
+
+    class NotSavedError(StoreError):  # type: ignore[no-redef]
         """Placeholder until bot.store exists."""
 
 
@@ -96,7 +99,11 @@ def user_message(error: BaseException, *, query: str | None = None) -> str | Non
     if isinstance(error, QueryError):
         return describe_query_error(error, query)
     if isinstance(error, UnknownPaperError):
-        return f"There is no paper with id `{error.paper_id}` — try /search."
+        return f"There is no paper with id {render.code(error.paper_id)} — try /search."
+    if isinstance(error, NotSavedError):
+        list_name = getattr(error, "list_name", None)
+        where = f"in your list “{list_name}”" if list_name else "in any of your lists"
+        return f"Paper {render.code(error.paper_id)} is not saved {where}. /saved shows what you saved."
     if isinstance(error, UserFacingError | StoreError | RetrievalError):
         return str(error)
     return None

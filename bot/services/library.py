@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from bot.render import code
 from bot.services.base import Confirmation, Context, Notice, Suggestion
 from bot.services.search import page_count
 from bot.store import DEFAULT_LIST, LIST_NAME_MAX, ListInfo, NotSavedError, SavedPage, list_key
@@ -85,7 +86,7 @@ class LibraryService:
         paper = self.ctx.engine.get(paper_id.strip())
         if paper is None:
             return Notice(
-                f"There is no paper with id `{truncate(paper_id.strip(), 60)}` in the corpus. "
+                f"There is no paper with id {code(truncate(paper_id.strip(), 60))} in the corpus. "
                 "Start typing in the id option to pick one by title, or find it with /search."
             )
         result = await self.ctx.store.save_paper(user_id, paper, list_name, note)
@@ -108,9 +109,9 @@ class LibraryService:
         title = truncate(paper.title or paper.id, 150)
         if result.created:
             return Notice(
-                f"Saved **{title}** (`{paper.id}`) to your list *{result.list_name}*. See it with /saved."
+                f"Saved **{title}** ({code(paper.id)}) to your list *{result.list_name}*. See it with /saved."
             )
-        return Notice(f"**{title}** (`{paper.id}`) is already in your list *{result.list_name}*.")
+        return Notice(f"**{title}** ({code(paper.id)}) is already in your list *{result.list_name}*.")
 
     async def unsave(self, user_id: int, paper_id: str, list_name: str | None = None) -> Notice:
         """/unsave: remove a paper from every list, or only from ``list_name``."""
@@ -169,11 +170,15 @@ class LibraryService:
         return Notice(f"Created the list {list_label(display)}. Save into it with /save list:{display}.")
 
     async def rename_list(self, user_id: int, old: str, new: str) -> Notice:
-        """/list rename."""
+        """/list rename (a new name equal to the old one, case included, changes nothing)."""
+        before = await self.find_list(user_id, old)
+        if before is not None and " ".join(new.split()) == before.name:
+            return Notice(f"Your list is already called {list_label(before.name)}; nothing changed.")
         await self.ctx.store.rename_list(user_id, old, new)
         found = await self.find_list(user_id, new)
         shown = found.name if found is not None else new.strip()
-        return Notice(f"Renamed {list_label(old.strip())} to {list_label(shown)}.")
+        was = before.name if before is not None else old.strip()
+        return Notice(f"Renamed {list_label(was)} to {list_label(shown)}.")
 
     async def delete_list(self, user_id: int, name: str) -> Confirmation | Notice:
         """/list delete: asks first; the list and its saved papers go only on confirmation."""
@@ -208,6 +213,12 @@ class LibraryService:
                 names = ", ".join(list_label(name) for name in holding[:10])
                 return Notice(f"{self.ctx.title(pid)} is in {names}: say which with from:<list>.")
             from_list = holding[0]
+        if list_key(" ".join(from_list.split())) == list_key(" ".join(to.split())):
+            holding = await store.lists_holding(user_id, pid)
+            same = next((name for name in holding if list_key(name) == list_key(" ".join(to.split()))), None)
+            if same is None:
+                raise NotSavedError(pid, " ".join(from_list.split()))
+            return Notice(f"{self.ctx.title(pid)} is already in {list_label(same)}; nothing moved.")
         await store.move_paper(user_id, pid, from_list, to)
         target = await self.find_list(user_id, to)
         shown = target.name if target is not None else to.strip()

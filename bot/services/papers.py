@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.render import code
 from bot.services.base import Context
 from bot.services.search import ResultPage, page_count
 from bot.ui.embeds import plain
@@ -55,6 +56,8 @@ class PaperService:
             pages=pages,
             saved_ids=frozenset(hit.paper.id for hit in chunk if hit.paper.id in saved),
             notice=(
-                None if hits else f"No other paper shares enough words with `{paper.id}` to count as similar."
+                None
+                if hits
+                else f"No other paper shares enough words with {code(paper.id)} to count as similar."
             ),
         )

@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from bot.services.base import Context
 from bot.ui.embeds import truncate
+from retrieval.corpus import area_key
 from retrieval.models import Hit
 
 QUERY_TIPS = 'Try fewer or different words; "quotes" match a phrase and -word excludes a word.'
 #: Most suggestions an autocomplete answer holds (Discord's limit).
 MAX_SUGGESTIONS = 25
+#: An area is suggested for an unknown one only when a word of it (this long or more) is this close
+#: (difflib ratio) to a typed word: "Theroy" suggests Theory, "Quantum Basket Weaving" nothing.
+NEAR_MIN_WORD = 3
+NEAR_WORD_RATIO = 0.8
 
 
 @dataclass(frozen=True)
@@ -93,20 +99,47 @@ class SearchService:
             notice=self.explain_no_hits(query, area, author) if results.total == 0 else None,
         )
 
+    def near_areas(self, typed: str, n: int = 3) -> list[str]:
+        """Area names near ``typed`` in spelling: some word of each is a close match for a typed word
+        (``Theroy`` → *Theory · Game Theory*); ``Quantum Basket Weaving`` has none."""
+        words = [w for w in area_key(typed).split() if len(w) >= NEAR_MIN_WORD]
+        if not words:
+            return []
+        scored: list[tuple[float, float, str]] = []
+        for name in self.ctx.engine.nearest_areas(typed, n * 4):
+            own = [w for w in area_key(name).split() if len(w) >= NEAR_MIN_WORD]
+            best = max((SequenceMatcher(None, w, x).ratio() for w in words for x in own), default=0.0)
+            if best >= NEAR_WORD_RATIO:
+                whole = SequenceMatcher(None, area_key(typed), area_key(name)).ratio()
+                scored.append((-best, -whole, name))
+        return [name for _, _, name in sorted(scored)[:n]]
+
+    def areas_matching(self, query: str, author: str | None, n: int = 3) -> list[str]:
+        """The areas of the best papers ``query`` finds without an area filter."""
+        found: list[str] = []
+        for hit in self.ctx.engine.search(query, 20, author=author).hits:
+            if hit.paper.area and hit.paper.area not in found:
+                found.append(hit.paper.area)
+        return found[:n]
+
     def explain_no_hits(self, query: str, area: str | None, author: str | None) -> str:
         """Say which filter removed everything, and what to try instead."""
         engine = self.ctx.engine
         shown = truncate(" ".join(query.split()), 100)
         if area:
             known = {name.casefold() for name in engine.complete_areas(area, 25)}
-            nearest = ", ".join(f"*{a}*" for a in engine.nearest_areas(area, 3))
             if area.casefold() not in known and not engine.complete_areas(area, 1):
-                if not nearest:  # not "Nearest areas: none."
+                nearest = ", ".join(f"*{a}*" for a in self.near_areas(area))
+                if not nearest:  # nothing near: no far-fetched names
                     return f"There is no area “{area}”. Start typing in the area option to pick one."
-                return f"There is no area “{area}”. Nearest areas: {nearest}."
-            if engine.search(query, 1, author=author).total:
-                tip = f"Nearest areas: {nearest}. Or drop the area." if nearest else "Drop the area."
-                return f"No paper in area *{area}* matches “{shown}”. {tip}"
+                return f"There is no area “{area}”. Did you mean {nearest}?"
+            elsewhere = self.areas_matching(query, author)
+            if elsewhere:
+                listed = ", ".join(f"*{a}*" for a in elsewhere)
+                return (
+                    f"No paper in area *{area}* matches “{shown}”; papers in {listed} do. "
+                    "Drop the area or pick one of those."
+                )
         if author and engine.search(query, 1, area=area).total:
             return (
                 f"No paper by an author matching “{author}” matches “{shown}”. "

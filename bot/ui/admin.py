@@ -15,6 +15,7 @@ from typing import Any
 
 import discord
 
+from bot import render
 from bot.services.admin import ReindexOutcome, Stats
 from bot.ui import embeds as E
 from retrieval.text import plural
@@ -44,7 +45,7 @@ def _more(lines: Sequence[str], total: int | None = None, limit: int = REPORT_LI
 
 def _ids(ids: Sequence[str], limit: int = REPORT_LINES) -> str:
     """Paper ids as inline code, the first ``limit`` of them, then "+N more"."""
-    text = ", ".join(f"`{E.truncate(pid, 40)}`" for pid in ids[:limit])
+    text = ", ".join(render.code(E.truncate(pid, 40)) for pid in ids[:limit])
     if len(ids) > limit:
         text += f" +{len(ids) - limit} more"
     return E.truncate(text, E.FIELD_VALUE_LIMIT)

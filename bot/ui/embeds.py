@@ -178,7 +178,7 @@ def hit_embed(hit: Hit, *, saved: bool = False) -> discord.Embed:
         name="Authors", value=discord.utils.escape_markdown(shorten_authors(paper.authors, paper.et_al))
     )
     embed.add_field(name="Area", value=paper.area or EMPTY, inline=True)
-    embed.add_field(name="ID", value=f"`{paper.id}`", inline=True)
+    embed.add_field(name="ID", value=render.code(paper.id), inline=True)
     embed.add_field(name="Score", value=f"{hit.score:.2f}", inline=True)
     if saved:
         embed.set_footer(text="★ in your saved papers")
@@ -244,7 +244,7 @@ def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
     meta = discord.Embed(title=paper_title(paper), url=paper.url or None, colour=BRAND)
     meta.add_field(name="Authors", value=all_authors(paper), inline=False)
     meta.add_field(name="Area", value=paper.area or EMPTY, inline=True)
-    meta.add_field(name="ID", value=f"`{paper.id}`", inline=True)
+    meta.add_field(name="ID", value=render.code(paper.id), inline=True)
     if paper.url:
         meta.add_field(name="Link", value=truncate(paper.url, FIELD_VALUE_LIMIT), inline=True)
     if saved:
@@ -276,7 +276,7 @@ def answer_embed(answer: Answer) -> discord.Embed:
     for sentence in answer.sentences:
         by_id.setdefault(sentence.paper.id, sentence.paper)
     sources = [
-        f"[{n}] `{pid}` — {truncate(render.unmeant(by_id[pid].title), 150)}"
+        f"[{n}] {render.code(pid)} — {truncate(render.unmeant(by_id[pid].title), 150)}"
         for pid, n in sorted(numbers.items(), key=lambda kv: kv[1])
     ]
     # One field holds 1024 characters; spread the sources over as many fields as needed.

@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 
+from bot import render
 from bot.services.base import Confirmation
 from bot.services.library import ListsOverview, SavedListPage, list_label
 from bot.store import ListInfo, SavedItem, SavedPage, StoreError
@@ -47,7 +48,7 @@ def saved_item_field(item: SavedItem, number: int, *, budget: int = 1200) -> tup
             )
             if part
         ),
-        f"`{item.paper_id}` · saved {discord.utils.format_dt(item.saved_at, 'd')}",
+        f"{render.code(item.paper_id)} · saved {discord.utils.format_dt(item.saved_at, 'd')}",
     ]
     if item.url:
         lines[-1] += f" · [link]({item.url})" if len(item.url) <= 300 else ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from retrieval.models import Paper
@@ -116,7 +118,20 @@ async def test_no_hits_names_the_area_filter(harness):
     if ex.content.startswith("**Search**"):
         pytest.skip("the corpus has an RL paper in that area")
     assert ex.ephemeral
-    assert "No paper in area" in ex.content and "Nearest areas" in ex.content
+    assert "No paper in area" in ex.content and "papers in *" in ex.content
+    # the areas offered are ones where the query does find papers
+    areas = {h.paper.area for h in harness.bot.engine.search("reinforcement", 20).hits}
+    offered = re.findall(r"\*([^*]+)\*", ex.content.split("papers in", 1)[1])
+    assert offered and set(offered) <= areas
+
+
+async def test_an_unknown_area_suggests_only_near_names(harness):
+    far = await harness.run_command("search", {"query": "learning", "area": "Quantum Basket Weaving"})
+    assert "There is no area “Quantum Basket Weaving”" in far.content
+    assert "*" not in far.content and "area option" in far.content  # no far-fetched suggestion
+    near = await harness.run_command("search", {"query": "learning", "area": "Theroy"})
+    assert "There is no area “Theroy”. Did you mean *Theory" in near.content
+    assert "Deep Learning" not in near.content
 
 
 async def test_an_unknown_area_with_no_near_name_says_how_to_pick_one(harness):
