@@ -61,6 +61,10 @@ class NotAdmin(app_commands.CheckFailure):
         super().__init__("Only the bot's administrators can use this command.")
 
 
+#: Discord's error code for an interaction that expired (or never existed) when answered.
+UNKNOWN_INTERACTION = 10062
+
+
 def new_error_id() -> str:
     """A short random id (8 hex characters) that ties a user's report to a log line."""
     return secrets.token_hex(4)
@@ -148,7 +152,19 @@ async def handle_interaction_error(
     """Answer a known error with its sentence, or report an unexpected one with an error id.
 
     Views and modals call this from their ``on_error``; the tree calls it through :func:`on_tree_error`.
+    An interaction Discord already expired (10062: not answered within 3 s) is one WARNING line: no
+    traceback, and no message either, since nobody can be answered through it any more.
     """
+    original = getattr(error, "original", error)
+    if isinstance(original, discord.NotFound) and original.code == UNKNOWN_INTERACTION:
+        user = interaction.user.id if interaction.user else "?"
+        log.warning(
+            "interaction %s in %s (user %s) expired before paperbot answered it (Discord allows 3 s)",
+            interaction.id,
+            where,
+            user,
+        )
+        return
     text = user_message(error, query=query)
     if text is not None:
         await send_error(interaction, text)

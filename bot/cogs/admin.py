@@ -49,6 +49,10 @@ TRANSLATIONS_ZH: dict[str, str] = {
     "Where to sync: this server (default), everywhere, or clear this server's copies": (
         "同步范围：本服务器（默认）、全局，或清除本服务器的副本"
     ),
+    # sync scope choices
+    "guild — this server, instant": "guild — 本服务器，立即生效",
+    "global — every server and DM, can take a while": "global — 所有服务器和私信，可能需要一段时间",
+    "clear — remove this server's copies": "clear — 移除本服务器上的命令副本",
 }
 
 

@@ -57,6 +57,10 @@ TRANSLATIONS_ZH: dict[str, str] = {
     "Which list to show (default: reading)": "要查看的列表（默认：reading）",
     "Only this list (default: all your lists)": "只导出该列表（默认：你的所有列表）",
     "File format": "文件格式",
+    # export format choices (bot.services.transfer.FORMATS)
+    "BibTeX (.bib)": "BibTeX（.bib）",
+    "Markdown (.md)": "Markdown（.md）",
+    "JSON (.json, re-importable)": "JSON（.json，可重新导入）",
     "A .json file made by /export format:json": "由 /export format:json 生成的 .json 文件",
     "Put every paper into this list (default: the lists named in the file)": (
         "把所有论文放入该列表（默认：文件中记录的列表）"

@@ -12,7 +12,7 @@ import resource
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +23,9 @@ from bot.services.base import Context
 from bot.ui.embeds import truncate
 from retrieval.models import IngestReport
 from retrieval.text import plural
+
+#: How many papers of each list in a reindex report are named by title (the rest by id).
+TITLES_SHOWN = 3
 
 if TYPE_CHECKING:
     from bot.store import ReconcileResult, StoreStats
@@ -54,6 +57,8 @@ class ReindexOutcome:
     after: StoreStats | None = None
     reconcile: ReconcileResult | None = None
     error: str | None = None
+    #: Titles of the first papers each list of ids names (added, removed, left, back), by id.
+    titles: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,7 @@ class AdminService:
         engine, store = self.ctx.engine, self.ctx.store
         before = await store.stats()
         started = time.monotonic()
+        previous = engine.index
         try:
             report = await engine.reindex(plan.path, progress=progress)
         except (ReindexInProgress, ReindexFailed) as exc:
@@ -122,13 +128,24 @@ class AdminService:
             still = f"Still serving {plural(len(engine), 'paper')} from `{where}`."
             return ReindexOutcome(plan=plan, elapsed=time.monotonic() - started, error=f"❌ {exc}\n{still}")
         elapsed = time.monotonic() - started
+        reconcile = engine.last_reconcile
+        titles: dict[str, str] = {}
+        named = [report.added, report.removed]
+        if reconcile is not None:
+            named += [reconcile.gone, reconcile.returned]
+        for ids in named:
+            for pid in list(ids)[:TITLES_SHOWN]:
+                paper = engine.get(pid) or previous.get(pid)
+                if paper is not None and paper.title:
+                    titles[pid] = paper.title
         return ReindexOutcome(
             plan=plan,
             elapsed=elapsed,
             report=report,
             before=before,
             after=await store.stats(),
-            reconcile=engine.last_reconcile,
+            reconcile=reconcile,
+            titles=titles,
         )
 
     async def stats(self) -> Stats:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass
+
+from anyascii import anyascii
 
 from bot.services.base import Context, Notice
 from bot.services.library import HOW_TO_SAVE, list_label
@@ -27,11 +30,16 @@ IMPORT_ERRORS_SHOWN = 5
 
 
 def export_filename(list_name: str | None, fmt: str) -> str:
-    """``paperbot-<list or all>.<fmt>``: an ASCII slug, since clients mangle other file names."""
+    """``paperbot-<list or all>.<fmt>``: an ASCII slug, since clients mangle other file names.
+
+    Names in other scripts are transliterated (anyascii: 阅读清单 -> ``yueduqingdan``, Статьи ->
+    ``stati``), so every list exports under a name that says which list it is.
+    """
     if list_name is None:
         return f"paperbot-all.{fmt}"
-    slug = re.sub(r"[^a-z0-9_-]+", "-", list_name.casefold()).strip("-") or "list"
-    return f"paperbot-{slug[:40]}.{fmt}"
+    ascii_name = anyascii(unicodedata.normalize("NFKC", list_name)).replace("'", "")
+    slug = re.sub(r"[^a-z0-9_-]+", "-", ascii_name.casefold()).strip("-_") or "list"
+    return f"paperbot-{slug[:40].rstrip('-_')}.{fmt}"
 
 
 @dataclass(frozen=True)

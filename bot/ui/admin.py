@@ -43,12 +43,22 @@ def _more(lines: Sequence[str], total: int | None = None, limit: int = REPORT_LI
     return E.truncate("\n".join(shown), E.FIELD_VALUE_LIMIT)
 
 
-def _ids(ids: Sequence[str], limit: int = REPORT_LINES) -> str:
-    """Paper ids as inline code, the first ``limit`` of them, then "+N more"."""
-    text = ", ".join(render.code(E.truncate(pid, 40)) for pid in ids[:limit])
+def _ids(ids: Sequence[str], limit: int = REPORT_LINES, titles: dict[str, str] | None = None) -> str:
+    """Paper ids as inline code, the first ``limit`` of them, then "+N more"; ids with a known title
+    (the first few) are shown as "*title* (`id`)", one per line, before the rest."""
+    titles = titles or {}
+    named = [pid for pid in ids[:limit] if pid in titles]
+    lines = [
+        f"• *{discord.utils.escape_markdown(E.truncate(E.plain(titles[pid]), 90))}* "
+        f"({render.code(E.truncate(pid, 40))})"
+        for pid in named
+    ]
+    rest = [render.code(E.truncate(pid, 40)) for pid in ids[:limit] if pid not in titles]
+    if rest:
+        lines.append(", ".join(rest))
     if len(ids) > limit:
-        text += f" +{len(ids) - limit} more"
-    return E.truncate(text, E.FIELD_VALUE_LIMIT)
+        lines.append(f"+{len(ids) - limit} more")
+    return E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT)
 
 
 def _are(count: int) -> str:
@@ -103,9 +113,9 @@ def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
         inline=False,
     )
     if report.added:
-        embed.add_field(name="Added", value=_ids(report.added), inline=False)
+        embed.add_field(name="Added", value=_ids(report.added, titles=outcome.titles), inline=False)
     if report.removed:
-        embed.add_field(name="Removed", value=_ids(report.removed), inline=False)
+        embed.add_field(name="Removed", value=_ids(report.removed, titles=outcome.titles), inline=False)
     if report.duplicates:
         details = list(report.duplicate_details) or ["(no details)"]
         embed.add_field(
@@ -135,9 +145,11 @@ def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
     if reconcile is not None:
         gone, returned = reconcile.gone, reconcile.returned
         if gone:
-            lines.append(f"{len(gone):,} left the corpus (kept in users' lists, marked): {_ids(gone)}")
+            shown = _ids(gone, titles=outcome.titles)
+            lines.append(f"{len(gone):,} left the corpus (kept in users' lists, marked):\n{shown}")
         if returned:
-            lines.append(f"{len(returned):,} {_are(len(returned))} back in the corpus: {_ids(returned)}")
+            shown = _ids(returned, titles=outcome.titles)
+            lines.append(f"{len(returned):,} {_are(len(returned))} back in the corpus:\n{shown}")
     elif before is not None and after is not None:
         # Without the reconcile result (no store attached to the engine) only the net change is known.
         change = after.missing_from_corpus - before.missing_from_corpus

@@ -49,3 +49,39 @@ async def test_saved_paper_titles_show_the_id_as_code(harness):
     pid = harness.bot.engine.index.papers[0].id
     ex = await harness.run_command("save", {"id": pid})
     assert f"(`{pid}`)" in ex.content and f"“{DEFAULT_LIST}”" in ex.content
+
+
+async def test_choice_names_have_zh_cn(harness):
+    (put,) = [r for r in await harness.sync() if r.method == "PUT"]
+    commands = {c["name"]: c for c in put.json}
+
+    def choices(options, name):
+        for option in options or []:
+            if option["name"] == name and option.get("choices"):
+                return option["choices"]
+            found = choices(option.get("options"), name)
+            if found:
+                return found
+        return None
+
+    export = choices(commands["export"]["options"], "format")
+    groups = [export, choices(commands["admin"]["options"], "scope")]
+    for group in groups:
+        assert group
+        for choice in group:
+            zh = (choice.get("name_localizations") or {}).get("zh-CN")
+            assert zh and zh != choice["name"], choice
+
+
+async def test_an_interaction_discord_already_expired_is_one_warning(harness, caplog):
+    # The bot answered after Discord's 3 s (an event loop stall): Discord says 10062, Unknown interaction.
+    harness.fake.callback_deadline = 3.0
+    harness.interaction_age = 5.0
+    with caplog.at_level("DEBUG"):
+        ex = await harness.run_command("lists")
+    assert ex.callback.status == 404
+    records = [r for r in caplog.records if r.name.startswith("bot")]
+    assert [r.levelname for r in records if r.levelno >= 30] == ["WARNING"]
+    (warning,) = [r for r in records if r.levelno >= 30]
+    assert "expired before paperbot answered" in warning.getMessage() and warning.exc_info is None
+    assert [r for r in ex.requests if r.method == "POST"] == [ex.callback]  # no second try

@@ -224,6 +224,9 @@ class FakeDiscord:
         # Interaction tokens to treat as expired (tokens also expire TOKEN_LIFETIME after their
         # interaction's id, so a back-dated interaction's token expires as on Discord).
         self.expired_tokens: set[str] = set()
+        # Seconds after its creation within which an interaction's first callback must come, as on
+        # Discord (3.0); later ones get 404 Unknown interaction (10062). None: not enforced.
+        self.callback_deadline: float | None = None
         self.identified = threading.Event()  # set once a bot identified on the fake gateway
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -616,6 +619,11 @@ class FakeDiscord:
         record.callbacks += 1
         if record.callbacks > 1:
             return 400, {"message": "Interaction has already been acknowledged.", "code": 40060}
+        if self.callback_deadline is not None:
+            age = (dt.datetime.now(dt.UTC) - discord.utils.snowflake_time(interaction_id)).total_seconds()
+            if age > self.callback_deadline:
+                r.expected_error = True  # the test made it late
+                return 404, {"message": "Unknown interaction", "code": 10062}
         body = r.json or {}
         kind = int(body.get("type", 0))
         data = body.get("data") or {}

@@ -15,6 +15,7 @@ import pytest
 import bot.engine as engine_module
 from bot.cogs.admin import TRANSLATIONS_ZH
 from bot.ui import admin as admin_module
+from bot.ui import embeds as E
 from retrieval.models import SkippedBlock
 from tests.bot.conftest import CORPUS
 from tests.support.fake_discord import APPLICATION_ID, GUILD_ID
@@ -181,10 +182,17 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert fields["Papers"] == f"+0 added · −{len(full - kept)} removed · {len(kept)} unchanged"
     assert f"`{leaving.id}`" in fields["Removed"] or "more" in fields["Removed"]
-    # The engine's reconcile result names the saved paper that left.
+    # The first removed papers are named by title, from the index that served them.
+    removed = sorted(full - kept, key=lambda pid: list(full).index(pid))
+    first = fields["Removed"].splitlines()[0]
+    assert first.startswith("• *") and first.endswith("`)")
+    assert fields["Removed"].count("• *") == 3
+    # The engine's reconcile result names the saved paper that left, with its title.
+    title = discord.utils.escape_markdown(E.truncate(E.plain(leaving.title), 90))
     assert fields["Saved papers"].startswith(
-        f"1 left the corpus (kept in users' lists, marked): `{leaving.id}`"
+        f"1 left the corpus (kept in users' lists, marked):\n• *{title}* (`{leaving.id}`)"
     )
+    assert removed
     assert "1 saved paper in all is not in the corpus now." in fields["Saved papers"]
     # Every progress edit went to the same (deferred) original response.
     edits = [r for r in ex.requests if r.method == "PATCH"]
@@ -201,7 +209,8 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     back = await reindex(h, CORPUS)
     fields = {f["name"]: f["value"] for f in back.embeds[0]["fields"]}
     assert fields["Papers"].startswith(f"+{len(full - kept)} added · −0 removed")
-    assert fields["Saved papers"].startswith(f"1 is back in the corpus: `{leaving.id}`")
+    assert fields["Saved papers"].startswith(f"1 is back in the corpus:\n• *{title}* (`{leaving.id}`)")
+    assert fields["Added"].count("• *") == 3
     assert "left the corpus" not in fields["Saved papers"]
     saved = await h.run_command("saved")
     assert "no longer in the corpus" not in saved.embeds[0]["fields"][0]["value"]

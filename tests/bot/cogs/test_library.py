@@ -490,7 +490,12 @@ async def test_import_rejects_bad_files(harness):
 def test_export_filename_is_an_ascii_slug():
     assert export_filename(None, "bib") == "paperbot-all.bib"
     assert export_filename("Reading Group", "md") == "paperbot-reading-group.md"
-    assert export_filename("阅读", "json") == "paperbot-list.json"
+    assert export_filename("阅读清单", "json") == "paperbot-yueduqingdan.json"
+    assert export_filename("Lectures été", "bib") == "paperbot-lectures-ete.bib"
+    assert export_filename("Статьи", "md") == "paperbot-stati.md"
+    assert export_filename("📚 reading", "md") == "paperbot-books-reading.md"
+    assert export_filename("???", "md") == "paperbot-list.md"
+    assert export_filename("论文" * 40, "bib").isascii() and len(export_filename("论文" * 40, "bib")) <= 53
 
 
 # -- /forgetme --------------------------------------------------------------------------------------
