@@ -79,7 +79,7 @@ async def test_lists_overview_and_management(services, corpus_ids):
         "Created the list “journal club”."
     )
     renamed = await library.rename_list(ALICE, "Journal Club", "JC")
-    assert renamed.text == "Renamed “Journal Club” to “JC”."
+    assert renamed.text == "Renamed “journal club” to “JC”."  # the list's own name, not as typed
     overview = await library.lists(ALICE)
     assert isinstance(overview, ListsOverview) and [i.name for i in overview.lists] == ["JC"]
     assert isinstance(await library.lists(BOB), Notice)  # lists are per user
