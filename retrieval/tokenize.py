@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: Bump whenever the output of :func:`tokenize` can change (it invalidates every index cache).
-TOKENIZER_VERSION = f"2026.1-nltk-snowball-hyphen-nfc-invisible-unicode{unicodedata.unidata_version}"
+TOKENIZER_VERSION = f"2026.2-nltk-snowball-hyphen-nfc-invisible-cjk2-unicode{unicodedata.unidata_version}"
 
 #: NLTK's English stopword list (179 words), the most widely used "standard" list. Kept in code so the
 #: tokenizer has no data-file dependency.
@@ -84,6 +84,11 @@ def _mark_class() -> str:
 # non-joiner, joiner, word joiner, BOM): part of the word they sit in, deleted before analysis.
 _INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
+# Scripts written without spaces between words (and Hangul, whose words carry attached particles):
+# indexed as character bigrams. Kana, CJK ideographs (with extension A and compatibility), Hangul.
+_CJK_RE = re.compile(
+    "[\u3041-\u3096\u30a1-\u30fa\u30fc\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7a3]+"
+)
 _MARKS = _mark_class()
 # A LaTeX command such as \textit or \epsilon (its braces and argument are ordinary text).
 _LATEX_COMMAND = r"\\[A-Za-z]+(?![" + _MARKS + "])"  # "\\U" + U+0300 is no command: NFC makes it "\\Ù"
@@ -158,6 +163,8 @@ def analyze_word(surface: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     # Fold twice: NFKD can produce capitals (mathematical 𝑨 -> A) and casefold can produce
     # combining marks (İ -> i + U+0307).
     word = _strip_accents(_strip_accents(surface).casefold())
+    if not word.isascii() and _CJK_RE.search(word) is not None:
+        return _remember(surface, _cjk_tokens(word))
     parts = _HYPHEN_RE.split(word) if ("-" in word or "\u2010" in word or "\u2011" in word) else [word]
     split = tuple(stem(p) for p in parts if p and p not in STOPWORDS)
     if len(parts) > 1:
@@ -165,11 +172,41 @@ def analyze_word(surface: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         index = ((stem(joined),) if joined not in STOPWORDS else ()) + split
     else:
         index = split
-    result = (index, split)
+    return _remember(surface, (index, split))
+
+
+def _remember(
+    surface: str, result: tuple[tuple[str, ...], tuple[str, ...]]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if len(_WORD_CACHE) >= _WORD_CACHE_MAX:
         _WORD_CACHE.clear()
     _WORD_CACHE[surface] = result
     return result
+
+
+def _cjk_tokens(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Tokens of a word holding CJK characters: each run of Han, kana or Hangul as overlapping
+    character bigrams (a lone character as itself), the rest of the word as usual. Chinese and
+    Japanese are written without spaces, so a "word" here is a whole clause; bigrams find a query
+    word inside it without a dictionary (see bench/cjk.py for the measurement against jieba)."""
+    index: list[str] = []
+    phrase: list[str] = []
+    pos = 0
+    for m in _CJK_RE.finditer(word):
+        if m.start() > pos:
+            rest_index, rest_phrase = analyze_word(word[pos : m.start()].strip("-\u2010\u2011'"))
+            index += rest_index
+            phrase += rest_phrase
+        run = m.group(0)
+        grams = [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+        index += grams
+        phrase += grams
+        pos = m.end()
+    if pos < len(word):
+        rest_index, rest_phrase = analyze_word(word[pos:].strip("-\u2010\u2011'"))
+        index += rest_index
+        phrase += rest_phrase
+    return tuple(index), tuple(phrase)
 
 
 def _prepare(text: str) -> str:
@@ -335,6 +372,9 @@ def match_spans(text: str, stems: set[str] | frozenset[str]) -> list[tuple[int, 
         if not hit:
             continue
         start = match.start()
+        if not raw.isascii() and _CJK_RE.search(raw) is not None:
+            out += _cjk_spans(raw, start, stems)
+            continue
         if len(index) == 1 or index[0] in stems or not _HYPHEN_RE.search(raw):
             out.append((start, match.end(), hit))
             continue
@@ -345,3 +385,36 @@ def match_spans(text: str, stems: set[str] | frozenset[str]) -> list[tuple[int, 
                 out.append((pos, pos + len(piece), piece_hit))
             pos += len(piece) + 1
     return out
+
+
+def _cjk_spans(
+    raw: str, start: int, stems: set[str] | frozenset[str]
+) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Spans of the matching parts of a word holding CJK text: the matched bigrams of each CJK run
+    (overlapping ones merged, so 强化学习 is one span), and any other part whose tokens match."""
+    spans: list[tuple[int, int, tuple[str, ...]]] = []
+
+    def add(a: int, b: int, tokens: tuple[str, ...]) -> None:
+        if spans and a <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(b, spans[-1][1]), spans[-1][2] + tokens)
+        else:
+            spans.append((a, b, tokens))
+
+    pos = 0
+    for m in _CJK_RE.finditer(raw):
+        if m.start() > pos:
+            piece = raw[pos : m.start()]
+            hit = tuple(t for t in analyze_word(_prepare(piece.strip("-\u2010\u2011'")))[0] if t in stems)
+            if hit:
+                add(start + pos, start + m.start(), hit)
+        run = m.group(0)
+        for i in range(max(1, len(run) - 1)):
+            gram = _strip_accents(run[i : i + 2].casefold())
+            if gram in stems:
+                add(start + m.start() + i, start + m.start() + min(i + 2, len(run)), (gram,))
+        pos = m.end()
+    if pos < len(raw):
+        hit = tuple(t for t in analyze_word(_prepare(raw[pos:].strip("-\u2010\u2011'")))[0] if t in stems)
+        if hit:
+            add(start + pos, start + len(raw), hit)
+    return spans
