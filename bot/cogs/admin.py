@@ -41,8 +41,8 @@ SYNC_SCOPES = [
 TRANSLATIONS_ZH: dict[str, str] = {
     "Bot administration (admins only)": "机器人管理（仅限管理员）",
     "Rebuild the search index from the corpus without downtime": "在不中断服务的情况下从语料重建检索索引",
-    "Corpus file or folder on the bot's machine (default: the current corpus)": (
-        "机器人所在机器上的语料文件或文件夹（默认：当前语料）"
+    "Corpus file or folder on the bot's machine (default: the configured corpus)": (
+        "机器人所在机器上的语料文件或文件夹（默认：配置的语料 CORPUS_PATH）"
     ),
     "Index, database and process statistics": "索引、数据库与进程统计",
     "Sync the slash commands with Discord": "将斜杠命令同步到 Discord",
@@ -80,7 +80,7 @@ class AdminCog(commands.Cog, name="Admin"):
     # -- /admin reindex ---------------------------------------------------------------------------
 
     @admin.command(name="reindex", description="Rebuild the search index from the corpus without downtime")
-    @app_commands.describe(path="Corpus file or folder on the bot's machine (default: the current corpus)")
+    @app_commands.describe(path="Corpus file or folder on the bot's machine (default: the configured corpus)")
     async def reindex(
         self, interaction: discord.Interaction, path: app_commands.Range[str, 1, 1000] | None = None
     ) -> None:

@@ -35,11 +35,17 @@ Progress = Callable[[str, int, int], Awaitable[None] | None]
 
 @dataclass(frozen=True)
 class ReindexPlan:
-    """Which corpus a reindex will read: ``path`` as given (None: the serving corpus), ``shown`` for text."""
+    """Which corpus a reindex will read: ``corpus`` (``path`` as given, else the configured
+    CORPUS_PATH), ``shown`` for text, and whether it is the configured corpus.
+
+    The rule: a plain ``/admin reindex`` always rebuilds the configured corpus (CORPUS_PATH), as a
+    restart does; ``path:`` serves another corpus until the next plain reindex or restart.
+    """
 
     path: str | None
     corpus: str
     shown: str
+    configured: bool = True
 
 
 @dataclass(frozen=True)
@@ -112,8 +118,14 @@ class AdminService:
         if engine.reindexing:
             raise ReindexInProgress()
         given = path.strip() if path else None
-        corpus = str(Path(given).expanduser()) if given else str(engine.corpus_path)
-        return ReindexPlan(path=corpus if given else None, corpus=corpus, shown=truncate(corpus, 200))
+        configured = str(Path(self.ctx.settings.corpus_path).expanduser())
+        corpus = str(Path(given).expanduser()) if given else configured
+        return ReindexPlan(
+            path=corpus,  # always explicit: the engine's default is the corpus it serves now
+            corpus=corpus,
+            shown=truncate(corpus, 200),
+            configured=Path(corpus).resolve() == Path(configured).resolve(),
+        )
 
     async def reindex(self, plan: ReindexPlan, *, progress: Progress | None = None) -> ReindexOutcome:
         """Rebuild from ``plan`` off the event loop and swap it in; a failure keeps the old index."""

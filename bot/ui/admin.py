@@ -99,7 +99,13 @@ def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
         title=E.truncate(f"Reindex done — now serving {plural(report.papers, 'paper')}", E.TITLE_LIMIT),
         description=E.truncate(
             f"`{corpus}` · {plural(len(report.files), 'file')} · {how} · {elapsed:.1f} s in all. "
-            "Searches switched to the new index at once.",
+            "Searches switched to the new index at once."
+            + (
+                ""
+                if outcome.plan.configured
+                else " This corpus is served until the next plain /admin reindex or a restart, which "
+                "read the configured CORPUS_PATH; set CORPUS_PATH to keep it."
+            ),
             E.DESCRIPTION_LIMIT,
         ),
         colour=E.BRAND,

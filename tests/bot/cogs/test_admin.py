@@ -332,3 +332,21 @@ async def test_reindex_progress_edits_are_throttled(harness, monkeypatch):
     assert min(gaps) >= admin_module.PROGRESS_EDIT_INTERVAL * 0.9, gaps
     assert any("Tokenizing" in (r.json.get("content") or "") for r in edits)
     assert edits[-1].json["content"] == "✅ Reindex complete."
+
+
+async def test_a_plain_reindex_and_a_restart_both_serve_the_configured_corpus(make_harness, tmp_path):
+    # The rule (README, "Which corpus is served"): CORPUS_PATH at start and for a plain reindex;
+    # path: serves another corpus only until then.
+    h = await make_harness()
+    full = len(h.bot.engine)
+    smaller = one_file_corpus(tmp_path, 0)
+    other = await reindex(h, smaller)
+    assert len(h.bot.engine) < full
+    assert "served until the next plain /admin reindex or a restart" in other.embeds[0]["description"]
+    plain = await reindex(h)
+    assert len(h.bot.engine) == full and str(h.bot.engine.corpus_path) == str(CORPUS)
+    assert "until the next plain" not in plain.embeds[0]["description"]
+    await reindex(h, smaller)
+    await h.close()
+    restarted = await make_harness()
+    assert len(restarted.bot.engine) == full and str(restarted.bot.engine.corpus_path) == str(CORPUS)
