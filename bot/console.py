@@ -36,7 +36,7 @@ import discord
 from discord import app_commands
 
 from bot.cogs.admin import AdminCog
-from bot.cogs.ask import AskCog, answer_message
+from bot.cogs.ask import AskCog
 from bot.cogs.library import LibraryCog
 from bot.cogs.search import SearchCog
 from bot.errors import StartupError, describe_query_error, user_message
@@ -49,6 +49,7 @@ from bot.settings import Settings
 from bot.store import StoreError
 from bot.ui import embeds as E
 from bot.ui.admin import PROGRESS_EDIT_INTERVAL, progress_text, reindex_embed, stats_embed
+from bot.ui.answers import answer_message
 from bot.ui.library import lists_embed, saved_list_page
 from bot.ui.results import SAVE_PLACEHOLDER, SIMILAR_PLACEHOLDER, hit_options, result_content
 from retrieval.errors import QueryError

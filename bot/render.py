@@ -19,7 +19,18 @@ import re
 from retrieval.models import Snippet
 from retrieval.text import latex_to_display
 
-__all__ = ["ELLIPSIS", "SNIPPET_LIMIT", "abstract", "code", "display", "escape", "snippet", "unmeant"]
+__all__ = [
+    "ELLIPSIS",
+    "SNIPPET_LIMIT",
+    "abstract",
+    "code",
+    "display",
+    "escape",
+    "plain",
+    "snippet",
+    "truncate",
+    "unmeant",
+]
 
 #: Longest snippet, in characters, markdown included (the sentence choice in retrieval.search
 #: uses the same budget).
@@ -167,3 +178,45 @@ def _fit(atoms: list[tuple[str, bool]], limit: int) -> str:
     if cut:
         text += " " + ELLIPSIS
     return text
+
+
+def truncate(text: str, limit: int, *, placeholder: str = ELLIPSIS) -> str:
+    """``text`` cut to at most ``limit`` characters, at a word boundary when one is near, with ``…``.
+
+    The length guard for every outgoing string (titles, field values, labels, ids, choice values):
+    text that fits comes back unchanged, whitespace included; a cut adds nothing but the placeholder
+    and only keeps ``**`` paired. :func:`retrieval.text.truncate` is not a drop-in for it: that one
+    shortens display markdown (abstract snippets), so it strips the text, re-balances every marker
+    and may escape characters to do so — visible backslashes in select labels and autocomplete
+    values, which Discord shows as plain text.
+    """
+    text = text or ""
+    if len(text) <= limit:
+        return text
+    if limit <= len(placeholder):
+        return text[:limit]
+    cut = text[: limit - len(placeholder)]
+    space = cut.rfind(" ")
+    if space >= len(cut) * 0.8:  # don't throw away a fifth of the room to end on a word
+        cut = cut[:space]
+    # An odd number of ** would leave the rest of the message bold.
+    if cut.count("**") % 2:
+        cut = cut[: cut.rfind("**")]
+    return whole_escapes(cut.rstrip()) + placeholder
+
+
+def _whole_escapes(cut: str) -> str:
+    """``cut`` without a trailing backslash whose escaped character was cut off (it would show)."""
+    run = len(cut) - len(cut.rstrip("\\"))
+    return cut[:-1] if run % 2 else cut
+
+
+def plain(text: str) -> str:
+    """``text`` with markdown emphasis removed (for labels, which do not render markdown)."""
+    return re.sub(r"(\*\*|__|~~|`)", "", text or "")
+
+
+def whole_escapes(cut: str) -> str:
+    """``cut`` without a trailing backslash whose escaped character was cut off (it would show)."""
+    run = len(cut) - len(cut.rstrip("\\"))
+    return cut[:-1] if run % 2 else cut

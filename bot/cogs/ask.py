@@ -1,5 +1,5 @@
 """/ask and mention chat: extractive answers quoted from the abstracts, with [n] citations
-(rules: bot/services/answers.py; rendering: bot/ui/embeds.py ``answer_embed``)."""
+(rules: bot/services/answers.py; rendering: bot/ui/answers.py)."""
 
 from __future__ import annotations
 
@@ -13,18 +13,11 @@ from discord.ext import commands
 from bot.app import PaperBot
 from bot.cooldown import shared_cooldown
 from bot.errors import describe_query_error, new_error_id
-from bot.services.answers import AnswerReply
 from bot.ui import embeds as E
+from bot.ui.answers import answer_message
 from retrieval.errors import QueryError
 
 log = logging.getLogger(__name__)
-
-
-def answer_message(reply: AnswerReply) -> tuple[str | None, list[discord.Embed]]:
-    """(content, embeds) for an answer; the service's sentence instead when nothing was found."""
-    if reply.notice is not None:
-        return reply.notice, []
-    return None, [E.answer_embed(reply.answer)]
 
 
 class AskCog(commands.Cog, name="Ask"):

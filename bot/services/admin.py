@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.errors import ReindexFailed, ReindexInProgress
+from bot.render import truncate
 from bot.services.base import Context
-from bot.ui.embeds import truncate
 from retrieval.models import IngestReport
 from retrieval.text import plural
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from discord.utils import escape_markdown
 
+from bot.render import truncate
 from bot.services.base import Context
-from bot.ui.embeds import truncate
 from retrieval.models import Answer
 
 NOTHING_FOUND = (

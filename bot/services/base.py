@@ -7,8 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bot.render import code
-from bot.ui.embeds import plain, truncate
+from bot.render import code, plain, truncate
 from retrieval.models import Paper
 
 if TYPE_CHECKING:

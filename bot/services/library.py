@@ -10,11 +10,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from bot.render import code
+from bot.render import code, plain, truncate
 from bot.services.base import Confirmation, Context, Notice, Suggestion
 from bot.services.search import page_count
 from bot.store import DEFAULT_LIST, LIST_NAME_MAX, ListInfo, NotSavedError, SavedPage, list_key
-from bot.ui.embeds import plain, truncate
 from retrieval.text import plural
 
 log = logging.getLogger(__name__)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.render import code
+from bot.render import code, plain
 from bot.services.base import Context
 from bot.services.search import ResultPage, page_count
-from bot.ui.embeds import plain
 from retrieval.models import Paper
 
 #: Similar papers ranked per request; pages are slices of them.

@@ -10,8 +10,8 @@ import math
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from bot.render import truncate
 from bot.services.base import Context
-from bot.ui.embeds import truncate
 from retrieval.corpus import area_key
 from retrieval.models import Hit
 

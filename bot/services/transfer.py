@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 from anyascii import anyascii
 
+from bot.render import truncate
 from bot.services.base import Context, Notice
 from bot.services.library import HOW_TO_SAVE, list_label
 from bot.store import ImportFormatError, list_key
-from bot.ui.embeds import truncate
 from retrieval.text import plural
 
 log = logging.getLogger(__name__)

@@ -12,12 +12,14 @@ Usage (in a cog)::
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 import discord
 
 from bot import render
+from bot.render import ELLIPSIS as ELLIPSIS  # re-exported: callers use E.truncate, E.plain
+from bot.render import plain as plain
+from bot.render import truncate, whole_escapes
 from retrieval.models import Answer, Hit, Paper, SearchResults
 from retrieval.text import plural
 
@@ -37,40 +39,8 @@ OPTION_LIMIT = 100
 OPTIONS_PER_SELECT = 25
 CUSTOM_ID_LIMIT = 100
 
-ELLIPSIS = "…"
 BRAND = discord.Colour.from_rgb(88, 101, 242)
 EMPTY = "—"
-
-
-def truncate(text: str, limit: int, *, placeholder: str = ELLIPSIS) -> str:
-    """``text`` cut to at most ``limit`` characters, at a word boundary when one is near, with ``…``.
-
-    The length guard for every outgoing string (titles, field values, labels, ids, choice values):
-    text that fits comes back unchanged, whitespace included; a cut adds nothing but the placeholder
-    and only keeps ``**`` paired. :func:`retrieval.text.truncate` is not a drop-in for it: that one
-    shortens display markdown (abstract snippets), so it strips the text, re-balances every marker
-    and may escape characters to do so — visible backslashes in select labels and autocomplete
-    values, which Discord shows as plain text.
-    """
-    text = text or ""
-    if len(text) <= limit:
-        return text
-    if limit <= len(placeholder):
-        return text[:limit]
-    cut = text[: limit - len(placeholder)]
-    space = cut.rfind(" ")
-    if space >= len(cut) * 0.8:  # don't throw away a fifth of the room to end on a word
-        cut = cut[:space]
-    # An odd number of ** would leave the rest of the message bold.
-    if cut.count("**") % 2:
-        cut = cut[: cut.rfind("**")]
-    return _whole_escapes(cut.rstrip()) + placeholder
-
-
-def _whole_escapes(cut: str) -> str:
-    """``cut`` without a trailing backslash whose escaped character was cut off (it would show)."""
-    run = len(cut) - len(cut.rstrip("\\"))
-    return cut[:-1] if run % 2 else cut
 
 
 def fit_content(text: str | None) -> str | None:
@@ -82,11 +52,6 @@ def label(text: str, limit: int = OPTION_LIMIT) -> str:
     """A select option label/value/description or button label: one line, non-empty, within limits."""
     one_line = " ".join((text or "").split())
     return truncate(one_line, limit) or EMPTY
-
-
-def plain(text: str) -> str:
-    """``text`` with markdown emphasis removed (for labels, which do not render markdown)."""
-    return re.sub(r"(\*\*|__|~~|`)", "", text or "")
 
 
 def shorten_authors(authors: Sequence[str], et_al: bool = False, *, keep: int = 3, limit: int = 200) -> str:
@@ -217,7 +182,7 @@ def split_text(text: str, limit: int) -> list[str]:
         if cut < limit // 2:
             cut = window.rfind(" ")
         if cut < limit // 2:
-            cut = len(_whole_escapes(window)) - 1
+            cut = len(whole_escapes(window)) - 1
         chunks.append(rest[: cut + 1].strip())
         rest = rest[cut + 1 :].strip()
     if rest:
