@@ -4,9 +4,10 @@ ids, areas, authors, autocomplete and "did you mean".
 Everything is a few flat arrays (memory-mapped from the cache file when served), so opening a
 catalogue of a million papers creates no per-paper Python object:
 
-* ``paper_text`` — one UTF-8 blob holding, per paper, its id, title, authors (joined by U+001F),
-  abstract, url and source; ``paper_offsets[6 * i + f]`` is where field ``f`` of paper ``i``
-  starts; ``paper_flags`` bit 0 is ``et_al``, bit 1 "has a url".
+* ``paper_text`` — one UTF-8 blob holding, per paper, its title, authors (joined by U+001F),
+  abstract, url and source; ``paper_offsets[5 * i + f]`` is where field ``f`` of paper ``i``
+  starts; ``paper_flags`` bit 0 is ``et_al``, bit 1 "has a url". The ids have a blob of their own
+  (``id_text``/``id_offsets``), so listing every id reads a few MB, not every abstract's page.
 * ``doc_area`` — per paper, its area's number in ``area_names`` (kept in the file's header).
 * ``id_order`` / ``fold_order`` — papers sorted by id, and (stably) by case-folded id: exact and
   case-insensitive look-ups and id-prefix autocomplete are binary searches.
@@ -39,6 +40,8 @@ Buffer = bytes | memoryview
 ARRAYS: dict[str, str] = {
     "paper_text": "u",
     "paper_offsets": "i",
+    "id_text": "u",
+    "id_offsets": "i",
     "paper_flags": "u",
     "doc_area": "i",
     "id_order": "i",
@@ -50,7 +53,7 @@ ARRAYS: dict[str, str] = {
     "author_indptr": "i",
     "author_docs": "i",
 }
-_FIELDS = 6  # id, title, authors, abstract, url, source
+_FIELDS = 5  # title, authors, abstract, url, source
 _AUTHOR_SEP = "\x1f"
 _ET_AL, _HAS_URL = 1, 2
 
@@ -65,12 +68,15 @@ def catalogue_arrays(papers: Sequence[Paper]) -> tuple[dict[str, np.ndarray], li
     for i, p in enumerate(papers):
         authors = _AUTHOR_SEP.join(a.replace(_AUTHOR_SEP, " ") for a in p.authors)
         pieces += [s.encode("utf-8", "surrogatepass") for s in
-                   (p.id, p.title, authors, p.abstract, p.url or "", p.source)]  # fmt: skip
+                   (p.title, authors, p.abstract, p.url or "", p.source)]  # fmt: skip
         flags[i] = (_ET_AL if p.et_al else 0) | (_HAS_URL if p.url is not None else 0)
         doc_area[i] = area_ids.setdefault(p.area, len(area_ids))
     offsets = np.zeros(n * _FIELDS + 1, dtype=np.int64)
     np.cumsum([len(x) for x in pieces], out=offsets[1:])
     ids = [p.id for p in papers]
+    id_bytes = [i.encode("utf-8", "surrogatepass") for i in ids]
+    id_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in id_bytes], out=id_offsets[1:])
     id_order = np.asarray(sorted(range(n), key=ids.__getitem__), dtype=np.int32)
     folded = [i.casefold() for i in ids]
     fold_order = np.asarray(sorted(range(n), key=folded.__getitem__), dtype=np.int32)  # stable
@@ -80,6 +86,8 @@ def catalogue_arrays(papers: Sequence[Paper]) -> tuple[dict[str, np.ndarray], li
     arrays: dict[str, np.ndarray] = {
         "paper_text": _bytes_array(b"".join(pieces)),
         "paper_offsets": offsets,
+        "id_text": _bytes_array(b"".join(id_bytes)),
+        "id_offsets": id_offsets,
         "paper_flags": flags,
         "doc_area": doc_area,
         "id_order": id_order,
@@ -131,10 +139,12 @@ class PaperTable(Sequence[Paper]):
     table``); ``table.id(i)`` and ``table.title(i)`` read one field without making the paper.
     """
 
-    def __init__(self, text: Buffer, offsets: np.ndarray, flags: np.ndarray, doc_area: np.ndarray,
-                 area_names: list[str]) -> None:  # fmt: skip
+    def __init__(self, text: Buffer, offsets: np.ndarray, ids: Buffer, id_offsets: np.ndarray,
+                 flags: np.ndarray, doc_area: np.ndarray, area_names: list[str]) -> None:  # fmt: skip
         self._text = text
         self._offsets = offsets
+        self._ids = ids
+        self._id_offsets = id_offsets
         self._flags = flags
         self._doc_area = doc_area
         self._areas = area_names
@@ -174,11 +184,20 @@ class PaperTable(Sequence[Paper]):
 
     def id(self, i: int) -> str:
         """The id of paper ``i``."""
-        return self._field(i, 0)
+        a, b = int(self._id_offsets[i]), int(self._id_offsets[i + 1])
+        return str(self._ids[a:b], "utf-8", "surrogatepass")
+
+    def ids(self) -> list[str]:
+        """Every id, in corpus order (reads only the ids' blob)."""
+        text = str(self._ids, "utf-8", "surrogatepass")
+        bounds = self._id_offsets.tolist()
+        if text.isascii():  # byte offsets are character offsets
+            return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        return [self.id(i) for i in range(self._n)]
 
     def title(self, i: int) -> str:
         """The title of paper ``i``."""
-        return self._field(i, 1)
+        return self._field(i, 0)
 
     def _paper(self, i: int) -> Paper:
         k = i * _FIELDS
@@ -191,9 +210,9 @@ class PaperTable(Sequence[Paper]):
             f = [self._field(i, x) for x in range(_FIELDS)]
         flags = int(self._flags[i])
         return Paper(
-            id=f[0], title=f[1], authors=tuple(f[2].split(_AUTHOR_SEP)) if f[2] else (),
-            et_al=bool(flags & _ET_AL), area=self._areas[int(self._doc_area[i])], abstract=f[3],
-            url=f[4] if flags & _HAS_URL else None, source=f[5],
+            id=self.id(i), title=f[0], authors=tuple(f[1].split(_AUTHOR_SEP)) if f[1] else (),
+            et_al=bool(flags & _ET_AL), area=self._areas[int(self._doc_area[i])], abstract=f[2],
+            url=f[3] if flags & _HAS_URL else None, source=f[4],
         )  # fmt: skip
 
 
@@ -212,7 +231,8 @@ class Catalogue:
         self._arrays = {name: arrays[name] for name in ARRAYS}
         a = self._arrays
         self.papers = PaperTable(
-            memoryview(a["paper_text"]), a["paper_offsets"], a["paper_flags"], a["doc_area"], area_names
+            memoryview(a["paper_text"]), a["paper_offsets"], memoryview(a["id_text"]), a["id_offsets"],
+            a["paper_flags"], a["doc_area"], area_names,
         )
         self.doc_area: IntArray = a["doc_area"]
         self.area_names = area_names

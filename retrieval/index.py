@@ -74,7 +74,7 @@ IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 
 #: Version of the on-disk cache layout; part of the fingerprint.
-CACHE_FORMAT = "paperbot-index-5"
+CACHE_FORMAT = "paperbot-index-6"
 CACHE_SUFFIX = ".pbindex"
 _MAGIC = b"PAPERBOT-INDEX\n\0"
 _PREFIX = len(_MAGIC) + 16
@@ -675,8 +675,10 @@ def _validate(a: dict[str, np.ndarray], n_terms: int, n_areas: int) -> None:
     need(bool(np.all(np.diff(a["doc_start"]) >= 0)), "document starts")
     for name in ("paper_flags", "doc_area", "id_order", "fold_order"):
         need(len(a[name]) == n_docs, f"{name} size")
-    need(len(a["paper_offsets"]) == 6 * n_docs + 1 and int(a["paper_offsets"][-1]) == len(a["paper_text"]),
+    need(len(a["paper_offsets"]) == 5 * n_docs + 1 and int(a["paper_offsets"][-1]) == len(a["paper_text"]),
          "paper offsets")  # fmt: skip
+    need(len(a["id_offsets"]) == n_docs + 1 and int(a["id_offsets"][-1]) == len(a["id_text"]), "id offsets")
+    need(bool(np.all(np.diff(a["id_offsets"]) >= 0)), "id offsets order")
     need(bool(np.all(np.diff(a["paper_offsets"]) >= 0)), "paper offsets order")
     need(len(a["title_starts"]) == n_docs + 1 and int(a["title_starts"][-1]) == len(a["title_fold"]),
          "title offsets")  # fmt: skip
@@ -809,10 +811,10 @@ def id_diff(
 
     Without a previous index every paper is added. Ids keep corpus order.
     """
-    ids = [_id_of(papers, i) for i in range(len(papers))]
+    ids = _ids_of(papers)
     if previous is None:
         return tuple(ids), (), 0
-    old_ids = [_id_of(previous.papers, i) for i in range(len(previous.papers))]
+    old_ids = _ids_of(previous.papers)
     old = set(old_ids)
     new = set(ids)
     added = tuple(i for i in ids if i not in old)
@@ -820,8 +822,8 @@ def id_diff(
     return added, removed, len(new & old)
 
 
-def _id_of(papers: Sequence[Paper], i: int) -> str:
-    return papers.id(i) if isinstance(papers, PaperTable) else papers[i].id
+def _ids_of(papers: Sequence[Paper]) -> list[str]:
+    return papers.ids() if isinstance(papers, PaperTable) else [p.id for p in papers]
 
 
 def _report(index: Index, previous: Index | None, **fields: Any) -> IngestReport:

@@ -9,6 +9,7 @@ per-paper Python work (Hit, matched terms, snippet) happens only for the k hits 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -277,6 +278,27 @@ def _idf(core: Postings | None, term: str) -> float:
     return math.log((len(core) + 1) / max(len(core.term_docs(term)), 1))
 
 
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def _found(sentence: str, stems: set[str]) -> set[str]:
+    """The query tokens a sentence holds: ``stems & set(tokenize(sentence))``.
+
+    Tokenizing every sentence of every hit is most of a snippet's cost, so an ASCII sentence is first
+    checked for the stems' cores: lowercased, with everything but letters and digits removed, an
+    ASCII word's tokens (stemmed, hyphen parts joined or not) start with all but the last character
+    of the stem (Snowball changes at most the final letter it keeps: study -> studi). A sentence
+    holding no core cannot hold the token, so it is not tokenized.
+    """
+    if sentence.isascii():
+        squashed = _NOT_ALNUM.sub("", sentence.lower())
+        if not any(stem[:-1] in squashed for stem in stems if stem.isascii()) and all(
+            stem.isascii() for stem in stems
+        ):
+            return set()
+    return stems.intersection(tokenize(sentence))
+
+
 def snippet_spans(
     paper: Paper, stems: set[str], index: Postings | None = None, limit: int = SNIPPET_LIMIT
 ) -> Snippet:
@@ -301,7 +323,7 @@ def snippet_spans(
     if not spans:
         return Snippet(text="", sentences=(), matches=())
     # Score sentences with the fast tokenizer; locate words (slower) only in the chosen ones.
-    found = [stems.intersection(tokenize(text[a:b])) for a, b in spans] if stems else [set() for _ in spans]
+    found = [_found(text[a:b], stems) for a, b in spans] if stems else [set() for _ in spans]
     weights = {t: _idf(index, t) for t in stems}
     scored = [(sum(weights[t] for t in f), i, f) for i, f in enumerate(found)]
     best = max(scored, key=lambda s: (s[0], -s[1]))
