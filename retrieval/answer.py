@@ -334,6 +334,7 @@ def sentence_roles(paper: Paper) -> list[frozenset[str]]:
 
 
 _NEGATIONS = ("dis", "un", "non", "in", "im", "ir", "mis")
+_NEGATION_HEADS = frozenset(n[:2] for n in _NEGATIONS)
 #: Shortest stem that meets longer ones of its family.
 _MEET_MIN = 4
 
@@ -343,23 +344,27 @@ def _family(word: _Word, text: _Text) -> frozenset[str]:
     family — one a prefix of the other, the shorter of at least :data:`_MEET_MIN` letters
     ("disagre" / "disagr", "slow" / "slowli"), or one the other negated ("agre" / "disagre": a
     sentence saying they disagree answers whether they agree)."""
-    vocab = text.vocab
+    vocab, ordered = text.vocab, text.ordered
     out = set(word.tokens & vocab)
     if not _ON["stems_meet"]:
         return frozenset(out)
     for t in word.tokens:
         if len(t) < _MEET_MIN:
             continue
-        i = bisect_left(text.ordered, t)
-        while i < len(text.ordered) and text.ordered[i].startswith(t):
-            out.add(text.ordered[i])
+        i = bisect_left(ordered, t)
+        while i < len(ordered) and ordered[i].startswith(t):
+            out.add(ordered[i])
             i += 1
-        out.update(t[:k] for k in range(_MEET_MIN, len(t)) if t[:k] in vocab)
+        for k in range(_MEET_MIN, len(t)):
+            if t[:k] in vocab:
+                out.add(t[:k])
         for neg in _NEGATIONS:
             if neg + t in vocab:
                 out.add(neg + t)
-            if t.startswith(neg) and len(t) - len(neg) >= _MEET_MIN and t[len(neg):] in vocab:
-                out.add(t[len(neg):])
+        if t[:2] in _NEGATION_HEADS:
+            for neg in _NEGATIONS:
+                if t.startswith(neg) and len(t) - len(neg) >= _MEET_MIN and t[len(neg):] in vocab:
+                    out.add(t[len(neg):])
     return frozenset(out)
 
 
@@ -385,6 +390,7 @@ def _is_a(sentence: str, families: Sequence[frozenset[str]]) -> bool:
 @dataclass(slots=True)
 class _Candidate:
     doc: int
+    paper: Paper
     bm25: float  # share of the best BM25 score
     families: list[frozenset[str]]  # per question word, the paper's tokens that match it
     evidence: float = 0.0
@@ -419,7 +425,7 @@ def _candidates(index: Index, words: Sequence[_Word], depth: int) -> list[_Candi
             best = max(best, sum(words[i].weight for i in here) / total,
                        0.9 * sum(words[i].weight for i in here | prev) / total)
             prev = here
-        c = _Candidate(doc, float(scores[doc]) / top, families, best, held=held_count)
+        c = _Candidate(doc, paper, float(scores[doc]) / top, families, best, held=held_count)
         c.score = c.bm25 + (EVIDENCE_WEIGHT * c.evidence if _ON["rerank"] else 0.0)
         out.append(c)
     out.sort(key=lambda c: (-c.score, -c.bm25, c.doc))
@@ -453,7 +459,7 @@ def _sentence_scores(
     index: Index, cand: _Candidate, words: Sequence[_Word], kind: str, quant: bool
 ) -> list[tuple[float, int, str]]:
     """(score, position, sentence) of the paper's quotable sentences, best first."""
-    paper = index.papers[cand.doc]
+    paper = cand.paper
     text = _text(paper.abstract, paper.title)
     roles = _roles(paper.abstract, paper.title)
     n = len(text.sentences)
@@ -538,18 +544,18 @@ def answer(index: Index, question: str, k: int | None = None) -> Answer:
     if not ranked:
         return nothing
     top_score = ranked[0][0]
-    chosen: list[tuple[float, int, str]] = [(top_score, best.doc, ranked[0][2])]
-    support = [(score, best.doc, s) for score, _, s in ranked[1:] if score >= SUPPORT_SHARE * top_score]
+    chosen: list[tuple[float, Paper, str]] = [(top_score, best.paper, ranked[0][2])]
+    support = [(score, best.paper, s) for score, _, s in ranked[1:] if score >= SUPPORT_SHARE * top_score]
     for other in candidates[1:3]:
         if other.score >= RUNNER_UP_SHARE * best.score:
             theirs = _sentence_scores(index, other, words, kind, quant)
             score = theirs[0][0] * other.score / best.score if theirs else 0.0
             if score >= SUPPORT_SHARE * top_score:
-                support.append((score, other.doc, theirs[0][2]))
+                support.append((score, other.paper, theirs[0][2]))
     support.sort(key=lambda x: -x[0])
     chosen += support[: k - 1]
     sentences = tuple(
-        AnswerSentence(text=text, paper=index.papers[doc], score=score) for score, doc, text in chosen
+        AnswerSentence(text=text, paper=paper, score=score) for score, paper, text in chosen
     )
     cited: dict[str, Paper] = {}
     for sentence in sentences:
