@@ -224,13 +224,16 @@ def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
 
 
 def answer_embed(answer: Answer) -> discord.Embed:
-    """An extractive answer: quoted sentences with [n] citations, then the cited papers (id + title)."""
+    """An extractive answer: the sentence that answers first, then (under "Supporting") the ones that
+    support it, each quoted with its [n] citation; then the cited papers (id + title)."""
     numbers: dict[str, int] = {}
     for paper in answer.papers:
         numbers.setdefault(paper.id, len(numbers) + 1)
     lines = []
-    for sentence in answer.sentences:
+    for i, sentence in enumerate(answer.sentences):
         n = numbers.setdefault(sentence.paper.id, len(numbers) + 1)
+        if i == 1:
+            lines.append("**Supporting**")
         lines.append(f"> {truncate(render.abstract(sentence.text), 700)} [{n}]")
     embed = discord.Embed(
         title=truncate(f"Q: {' '.join(answer.question.split())}", TITLE_LIMIT),

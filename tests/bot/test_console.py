@@ -237,3 +237,23 @@ def test_import_from_a_local_file_and_confirmations(settings_factory, tmp_path):
     assert "Cancelled — nothing was deleted." in out
     assert "Deleted the list “copy” and the 1 paper saved in it." in out
     assert "copy" not in out.rsplit("(only you can see this)", 1)[1]  # /lists no longer shows it
+
+
+def test_console_answer_is_the_one_a_mention_gets(settings_factory):
+    """The console prints /ask and a mention reply from the same embed: answer first, then the
+    supporting quotes, each with its [n], then the cited papers by id and title."""
+    question = "How are sparse autoencoders evaluated for interpretability?"
+    code, out = console(settings_factory(), f"/ask {question}\n@bot {question}\n")
+    assert code == 0
+    first, second = out.split("(reply)", 1)
+
+    def quotes(part: str) -> list[str]:
+        return [line.lstrip("│ ") for line in part.splitlines() if line.lstrip("│ ").startswith("> ")]
+
+    for part in (first, second):
+        lines = [line.lstrip("│ ") for line in part.splitlines()]
+        assert lines.index("**Supporting**") == lines.index(quotes(part)[0]) + 1  # the answer leads
+        assert 2 <= len(quotes(part)) <= 3
+        assert all(q.endswith("]") for q in quotes(part))
+        assert "Sources: [1] `" in part
+    assert quotes(first) == quotes(second)

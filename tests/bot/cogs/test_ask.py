@@ -201,3 +201,49 @@ async def test_a_mention_of_the_bots_managed_role_is_a_mention(harness):
     other_role = 1600000000000000002
     ignored = await harness.mention(f"<@&{other_role}> {QUESTION}", raw=True, role_ids=[other_role])
     assert ignored.requests == []
+
+
+# -- the reply: the answer, then at most two supporting quotes, the cited papers (issue 11 item 6) ---
+
+REPLY_QUESTION = "How are sparse autoencoders evaluated for interpretability?"
+
+
+def _quote_lines(description: str) -> list[str]:
+    return [line for line in description.split("\n") if line.startswith("> ")]
+
+
+async def test_ask_leads_with_the_answer_then_at_most_two_supporting_quotes(harness):
+    ex = await harness.run_command("ask", {"question": REPLY_QUESTION})
+    embed = ex.embeds[0]
+    answer = harness.bot.engine.answer(REPLY_QUESTION)
+    lines = embed["description"].split("\n")
+    quotes = _quote_lines(embed["description"])
+    assert len(quotes) == len(answer.sentences) and 2 <= len(quotes) <= 3
+    # First line: the answer sentence with the citation of its paper, [1].
+    assert lines[0].startswith("> ") and lines[0].endswith(" [1]")
+    assert answer.sentences[0].text.split()[0] in lines[0]
+    assert lines[1] == "**Supporting**"
+    assert all(re.fullmatch(r"> .+ \[\d+\]", q) for q in quotes)
+    # Every cited number is listed with the paper's id and title, in order.
+    sources = "\n".join(f["value"] for f in embed["fields"] if f["name"].startswith("Sources"))
+    cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]$", "\n".join(quotes), re.M)})
+    assert cited == list(range(1, len(answer.papers) + 1))
+    for n, paper in enumerate(answer.papers, 1):
+        assert f"[{n}] `{paper.id}` — " in sources
+        assert paper.title[:40] in sources
+
+
+async def test_a_mention_reply_is_the_same_answer_as_ask(harness):
+    slash = (await harness.run_command("ask", {"question": REPLY_QUESTION})).embeds[0]
+    [post] = [r for r in (await harness.mention(REPLY_QUESTION)).requests if r.method == "POST"]
+    reply = post.json["embeds"][0]
+    assert reply["description"] == slash["description"]
+    assert reply["fields"] == slash["fields"]
+
+
+async def test_ask_with_no_related_paper_says_so_and_offers_search(harness):
+    """No bundled paper mentions both "diffusion" and "faster": no background sentence dressed up as
+    an answer, but a plain sentence and the way to /search."""
+    ex = await harness.run_command("ask", {"question": "how do diffusion models get faster?"})
+    assert not ex.embeds
+    assert "found nothing" in ex.content and "/search" in ex.content
