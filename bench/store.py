@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from bot.export import export_text, import_file
 from bot.store import Store
 from retrieval.models import Paper
 
@@ -99,7 +100,7 @@ async def bench(folder: Path, saves: int, items: int) -> None:
         data = json.dumps(document)
         print(f"list of {items} items:")
         result = await timed(
-            f"import_json ({len(data) / 1e6:.1f} MB)", lambda: store.import_json(big_user, data)
+            f"import_json ({len(data) / 1e6:.1f} MB)", lambda: import_file(store, big_user, data)
         )
         assert result.added == items, result
         last_offset = max(0, items - 10)
@@ -122,7 +123,7 @@ async def bench(folder: Path, saves: int, items: int) -> None:
         await timed("saved_ids", lambda: store.saved_ids(big_user), repeat=10)
         for fmt in ("json", "md", "bib"):
             text = await timed(
-                f"export {fmt} (all lists)", lambda fmt=fmt: store.export(big_user, fmt), repeat=3
+                f"export {fmt} (all lists)", lambda fmt=fmt: export_text(store, big_user, fmt), repeat=3
             )
             assert text
         corpus = [make_paper(i) for i in range(2 * saves)]

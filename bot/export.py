@@ -1,8 +1,13 @@
-"""Pure formatting of saved papers as BibTeX, Markdown and JSON, and parsing of JSON for import.
+"""Export formats (BibTeX, Markdown, JSON) and import parsing, over the store's records.
 
-No I/O and no SQL here: :meth:`bot.store.Store.export` reads the rows and calls these functions with
-:class:`~bot.store.SavedItem` sequences (already grouped by list, newest save first). Functions only
-read item attributes, so any object with the same fields works.
+No SQL here, and the store never imports this module: :func:`export_text` asks the store for the
+records (:meth:`bot.store.Store.export_items`) and formats them; :func:`import_file` parses and
+validates a JSON file into :class:`~bot.store.ImportedList` records and hands them to
+:meth:`bot.store.Store.import_items`. The formatting functions only read item attributes, so any
+object with the same fields works.
+
+Imported text is untrusted and, once imported, shown in Discord: Discord markdown in it is escaped
+(:func:`escape_markdown`) and a url must be ``http(s)://`` or it is dropped with a line in the report.
 
 BibTeX output is meant to survive both BibTeX (which only counts braces) and LaTeX (which needs
 special characters escaped outside math): see :func:`latex_escape`.
@@ -10,19 +15,42 @@ special characters escaped outside math): see :func:`latex_escape`.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
+from urllib.parse import urlsplit
 
+from bot.store import (
+    NOTE_MAX,
+    PAPER_ID_MAX,
+    CorpusLookup,
+    ImportedItem,
+    ImportedList,
+    ImportFormatError,
+    ImportResult,
+    ListInfo,
+    SavedItem,
+    Store,
+    StoreError,
+    normalize_list_name,
+)
+from bot.store.records import clean_text
 from retrieval.text import plural
 
-if TYPE_CHECKING:  # only for annotations: bot.store imports this module at run time
-    from bot.store import ListInfo, SavedItem
+log = logging.getLogger(__name__)
+
+#: Export formats and the spellings accepted for them.
+EXPORT_FORMATS = ("bib", "md", "json")
+_FORMAT_ALIASES = {"bibtex": "bib", "markdown": "md", "bib": "bib", "md": "md", "json": "json"}
+#: Largest import document accepted, in characters (1000 papers with long abstracts fit easily).
+MAX_IMPORT_CHARS = 20_000_000
 
 #: Marker and version of the JSON export; a file with a higher version is refused on import.
 JSON_FORMAT = "paperbot.saved"
@@ -37,14 +65,6 @@ URL_MAX = 2_000
 #: At most this many per-record error messages are kept (plus one summary line).
 ERRORS_MAX = 50
 
-
-def clean_text(text: str) -> str:
-    """Replace lone surrogates (JSON can carry them) so the text always encodes as UTF-8."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-    return text
 
 
 def group_by_list(
@@ -70,23 +90,6 @@ def _one_line(text: str) -> str:
     """Collapse all whitespace (newlines included): blank lines would end a LaTeX paragraph or math."""
     return " ".join(text.split())
 
-
-@dataclass(frozen=True, slots=True)
-class PaperSnapshot:
-    """What the store keeps of a saved paper, as exported and imported (a row of its ``papers`` table).
-
-    Attributes:
-        paper_id: The paper's id.
-        title, authors, et_al, area, abstract, url: The paper as it was when saved (or last reconciled).
-    """
-
-    paper_id: str
-    title: str
-    authors: tuple[str, ...]
-    et_al: bool
-    area: str
-    abstract: str
-    url: str | None
 
 
 # ------------------------------------------------------------------------------------------ LaTeX
@@ -530,7 +533,7 @@ def to_json(
     lists: Sequence[ListInfo] | None = None,
     exported_at: datetime | None = None,
 ) -> str:
-    """The full records, grouped by list; :func:`parse_json` (``Store.import_json``) reads it back."""
+    """The full records, grouped by list; :func:`parse_json` (:func:`import_file`) reads it back."""
     created = {info.name: info.created_at for info in lists or ()}
     document = {
         "format": JSON_FORMAT,
@@ -542,25 +545,6 @@ def to_json(
         ],
     }
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-
-
-@dataclass(frozen=True, slots=True)
-class ImportedItem(PaperSnapshot):
-    """One validated record of an import file: the snapshot, the note, when it was saved (None when
-    the file does not say) and whether it was in the corpus then."""
-
-    note: str
-    saved_at: datetime | None
-    in_corpus: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ImportedList:
-    """A list of an import file (``name`` None: a bare array of items, list chosen by the caller)."""
-
-    name: str | None
-    created_at: datetime | None
-    items: tuple[ImportedItem, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -595,8 +579,46 @@ def _text_field(record: dict[str, Any], name: str, limit: int, *, required: bool
     return value
 
 
-def _parse_item(record: object, *, note_max: int, id_max: int) -> ImportedItem:
-    """Validate one item record of an import file; ValueError (user-facing) when unusable."""
+# Discord markdown in imported text: every inline marker (bold, italics, strike, spoilers, code, masked
+# links) and, at a line start, headings, quotes and list bullets. An already escaped marker is kept as
+# it is, so importing an export of imported papers does not pile up backslashes.
+_MD_INLINE = re.compile(r"\\(.)|([*_~|`\[\]])", re.DOTALL)
+_MD_STRUCTURE = re.compile(r"\\(.)|([|\[\]])", re.DOTALL)
+_MD_LINE_START = re.compile(r"(?m)^([ \t]*)(#|>|-(?=[#\s]))")
+
+
+def escape_markdown(text: str, *, structure_only: bool = False) -> str:
+    """Escape Discord markdown in untrusted text, idempotently.
+
+    ``structure_only`` escapes only what changes a message's shape or hides or links text (masked
+    links, spoilers, headings, quotes) and keeps ``$x_1^2$``-style LaTeX readable: for abstracts.
+    """
+    pattern = _MD_STRUCTURE if structure_only else _MD_INLINE
+
+    def fix(match: re.Match[str]) -> str:
+        return match.group(0) if match.group(1) is not None else "\\" + match.group(2)
+
+    return _MD_LINE_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", pattern.sub(fix, text))
+
+
+def safe_url(url: str) -> str | None:
+    """``url`` if it is an absolute ``http(s)://`` url with a host (and no spaces), else None."""
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in {"http", "https"} or not parts.hostname or any(c.isspace() for c in text):
+        return None
+    return text
+
+
+def _parse_item(record: object, *, note_max: int, id_max: int, warnings: list[str]) -> ImportedItem:
+    """Validate one item record of an import file; ValueError (user-facing) when unusable.
+
+    Text fields come back with Discord markdown escaped; a url that is not http(s) is dropped with a
+    line in ``warnings``. The file's ``in_corpus`` is ignored: the store knows its corpus.
+    """
     if not isinstance(record, dict):
         raise ValueError("not an object")
     if "id" not in record and "paper_id" in record:
@@ -612,24 +634,26 @@ def _parse_item(record: object, *, note_max: int, id_max: int) -> ImportedItem:
     url = record.get("url")
     if url is not None and (not isinstance(url, str) or len(url) > URL_MAX):
         raise ValueError(f"“url” must be text of at most {URL_MAX} characters")
+    link = safe_url(clean_text(url)) if url and url.strip() else None
+    if url and url.strip() and link is None:
+        warnings.append("its “url” is not an http(s) link, so it was left out")
     note = _text_field(record, "note", 100 * note_max).strip()
     if len(note) > note_max:
         raise ValueError(f"the note is longer than {note_max} characters")
     return ImportedItem(
         paper_id=paper_id,
-        title=_text_field(record, "title", TITLE_MAX, required=True),
-        authors=tuple(clean_text(a) for a in authors),
+        title=escape_markdown(_one_line(_text_field(record, "title", TITLE_MAX, required=True))),
+        authors=tuple(escape_markdown(_one_line(clean_text(a))) for a in authors),
         et_al=bool(record.get("et_al", False)),
-        area=_text_field(record, "area", AREA_MAX),
-        abstract=_text_field(record, "abstract", ABSTRACT_MAX),
-        url=(clean_text(url).strip() or None) if url else None,
+        area=escape_markdown(_one_line(_text_field(record, "area", AREA_MAX))),
+        abstract=escape_markdown(_text_field(record, "abstract", ABSTRACT_MAX), structure_only=True),
+        url=link,
         note=note,
         saved_at=_parse_time(record.get("saved_at")),
-        in_corpus=bool(record.get("in_corpus", True)),
     )
 
 
-def parse_json(data: str, *, note_max: int, id_max: int) -> ParsedImport:
+def parse_json(data: str, *, note_max: int = NOTE_MAX, id_max: int = PAPER_ID_MAX) -> ParsedImport:
     """Validate an export made by :func:`to_json` (or a bare JSON array of item objects).
 
     Raises:
@@ -669,13 +693,79 @@ def parse_json(data: str, *, note_max: int, id_max: int) -> ParsedImport:
         items: list[ImportedItem] = []
         for item_number, record in enumerate(raw.get("items", []), 1):
             try:
-                items.append(_parse_item(record, note_max=note_max, id_max=id_max))
+                warnings: list[str] = []
+                items.append(_parse_item(record, note_max=note_max, id_max=id_max, warnings=warnings))
             except ValueError as exc:
-                where = f"list “{name}”, item {item_number}" if name else f"item {item_number}"
-                errors.append(f"{where}: {exc}")
+                warnings = [str(exc)]
+            where = f"list “{name}”, item {item_number}" if name else f"item {item_number}"
+            errors.extend(f"{where}: {warning}" for warning in warnings)
         lists.append(
             ImportedList(name=name, created_at=_parse_time(raw.get("created_at")), items=tuple(items))
         )
     if len(errors) > ERRORS_MAX:
         errors = [*errors[:ERRORS_MAX], f"… and {len(errors) - ERRORS_MAX} more problems"]
     return ParsedImport(lists=tuple(lists), errors=tuple(errors))
+
+
+# ------------------------------------------------------------------------------ store round trips
+
+
+async def export_text(store: Store, user_id: int, fmt: str, list_name: str | None = None) -> str:
+    """The user's saved papers as ``"bib"``, ``"md"`` or ``"json"`` text (aliases: bibtex, markdown).
+
+    ``list_name=None`` exports every list, grouped by list (oldest list first, newest save first).
+    JSON is re-importable with :func:`import_file`.
+
+    Raises:
+        StoreError: Unknown format. ListNotFoundError: The named list does not exist.
+    """
+    kind = _FORMAT_ALIASES.get(str(fmt).strip().lower())
+    if kind is None:
+        raise StoreError(f"Unknown export format “{fmt}”; use one of: {', '.join(EXPORT_FORMATS)}.")
+    items, lists = await store.export_items(user_id, list_name)
+    log.debug("user %d exported %d items as %s", user_id, len(items), kind)
+    # Formatting thousands of items is pure CPU: keep it off the event loop (Discord heartbeats).
+    if kind == "bib":
+        return await asyncio.to_thread(to_bibtex, items)
+    if kind == "md":
+        return await asyncio.to_thread(to_markdown, items, lists=lists)
+    return await asyncio.to_thread(to_json, items, lists=lists)
+
+
+async def import_file(
+    store: Store,
+    user_id: int,
+    data: str | bytes,
+    list_name: str | None = None,
+    *,
+    corpus: CorpusLookup | None = None,
+) -> ImportResult:
+    """Merge a JSON export (or a bare JSON array of items) into the user's lists.
+
+    Parsing and validation run in a worker thread; bad records are reported in ``errors`` and skipped,
+    the rest is imported in one transaction (see :meth:`bot.store.Store.import_items`). ``corpus``
+    finds corpus papers by id: for those, the corpus's fields are kept and the file's ignored.
+
+    Raises:
+        ImportFormatError: Not UTF-8, not JSON, not an export, or too large.
+        InvalidListNameError: ``list_name`` is not a valid list name.
+        SavedLimitError / ListLimitError: The import would pass a cap (nothing is imported).
+    """
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ImportFormatError("The file is not UTF-8 text.") from exc
+    if len(data) > MAX_IMPORT_CHARS:
+        raise ImportFormatError("The file is too large to import.")
+    if list_name is not None:
+        normalize_list_name(list_name)
+    try:
+        parsed = await asyncio.to_thread(parse_json, data, note_max=store.note_max, id_max=PAPER_ID_MAX)
+    except ValueError as exc:
+        raise ImportFormatError(str(exc)) from exc
+    result = await store.import_items(user_id, parsed.lists, list_name, corpus=corpus)
+    errors = [*parsed.errors, *result.errors]
+    if len(errors) > ERRORS_MAX:
+        errors = [*errors[:ERRORS_MAX], f"… and {len(errors) - ERRORS_MAX} more problems"]
+    return ImportResult(added=result.added, skipped=result.skipped, errors=tuple(errors))

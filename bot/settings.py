@@ -7,6 +7,7 @@ Secrets (the Discord token) come only from the environment or a ``.env`` file an
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -19,6 +20,21 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = PROJECT_ROOT / "config" / "paperbot.toml"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 BM25_VARIANTS = ("okapi", "l", "plus")
+
+
+def mask_url(url: str) -> str:
+    """A database URL with its password replaced by ``***`` (safe for logs and messages)."""
+    return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
+
+
+def _database_url(value: object, name: str) -> str:
+    text = str(value).strip()
+    scheme = text.split("://", 1)[0].lower() if "://" in text else ""
+    if scheme not in {"postgresql", "postgres"}:
+        raise SettingsError(
+            f"{name} must be a postgresql://user:password@host:port/database URL, not {mask_url(text)!r}"
+        )
+    return text
 
 
 class SettingsError(Exception):
@@ -47,6 +63,8 @@ class Settings:
     max_lists_per_user: int = 50
     log_level: str = "INFO"
     discord_token: str | None = field(default=None, repr=False)
+    #: ``postgresql://user:password@host:port/db``: use PostgreSQL instead of ``database_path``.
+    database_url: str | None = field(default=None, repr=False)
 
     @property
     def bm25(self) -> BM25Params:
@@ -60,6 +78,16 @@ class Settings:
         if self.bm25_delta is not None:
             kwargs["delta"] = self.bm25_delta
         return BM25Params(**kwargs)
+
+    @property
+    def database_target(self) -> str | Path:
+        """What the store opens: ``database_url`` when set, else the SQLite file ``database_path``."""
+        return self.database_url or self.database_path
+
+    @property
+    def database_label(self) -> str:
+        """The database for logs and messages (the URL's password masked)."""
+        return mask_url(self.database_url) if self.database_url else str(self.database_path)
 
     def require_token(self) -> str:
         """Return the Discord token or raise SettingsError naming DISCORD_TOKEN."""
@@ -225,6 +253,9 @@ def load_settings(
     if token is not None and (len(token) < 20 or any(ch.isspace() for ch in token)):
         raise SettingsError("DISCORD_TOKEN does not look like a bot token (too short or has spaces)")
     values["discord_token"] = token
+    # Like the token, the URL carries a password: environment (or .env) only, never the config file.
+    if env.get("DATABASE_URL", "").strip():
+        values["database_url"] = _database_url(env["DATABASE_URL"], "DATABASE_URL")
     settings = replace(Settings(), **values)
     try:  # BM25Params validates its own ranges; fail at start-up rather than at the first search
         settings.bm25  # noqa: B018
@@ -240,5 +271,7 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
         value = getattr(settings, item.name)
         if item.name == "discord_token":
             value = "set" if value else "unset"
+        elif item.name == "database_url" and value:
+            value = mask_url(value)
         rows.append((item.name, str(value)))
     return rows

@@ -74,18 +74,24 @@ def test_config_file_documents_the_code_defaults() -> None:
 def test_every_setting_is_configurable_and_documented() -> None:
     text = (ROOT / "config" / "paperbot.toml").read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    configured = {name for *_, name, _ in _KEYS} | {"discord_token"}
+    # The two secrets (a token, a URL with a password) come from the environment only.
+    configured = {name for *_, name, _ in _KEYS} | {"discord_token", "database_url"}
     assert configured == {item.name for item in fields(Settings)}
     for section, key, var, _name, _parse in _KEYS:
         assert re.search(rf"^#?\s*{key}\s*=", text, re.M), f"[{section}] {key} missing from config"
         assert var in text, f"{var} not documented in config/paperbot.toml"
         assert var in readme, f"{var} not documented in README.md"
+    for var in ("DISCORD_TOKEN", "DATABASE_URL"):
+        assert var in text and var in readme, f"{var} not documented"
     assert tomllib.loads(text)  # valid TOML
 
 
 def test_env_example_names_the_secrets_and_is_empty() -> None:
     text = (ROOT / "config" / ".env.example").read_text(encoding="utf-8")
-    names = ("DISCORD_TOKEN", "DEV_GUILD_ID", "ADMIN_USER_IDS", "CORPUS_PATH", "DATABASE_PATH", "LOG_LEVEL")
+    names = (
+        "DISCORD_TOKEN", "DEV_GUILD_ID", "ADMIN_USER_IDS", "CORPUS_PATH", "DATABASE_PATH", "DATABASE_URL",
+        "LOG_LEVEL",
+    )
     for var in names:
         assert var in text
     assert re.search(r"^DISCORD_TOKEN=\s*$", text, re.M), ".env.example must not carry a token"

@@ -16,7 +16,7 @@ from bot.services.library import LibraryService
 from bot.services.papers import PaperService
 from bot.services.search import SearchService
 from bot.services.transfer import TransferService
-from bot.store import Store, StoreError
+from bot.store import DatabaseError, Store, StoreError
 from retrieval.errors import RetrievalError
 
 if TYPE_CHECKING:
@@ -50,27 +50,42 @@ class Services:
         await self.context.close()
 
 
+def _where(exc: BaseException, settings: Settings) -> str:
+    """The database an error is about (the URL's password masked)."""
+    return str(getattr(exc, "target", None) or settings.database_label)
+
+
+def _cause(exc: BaseException) -> str:
+    """The cause of a store error in words, on one line."""
+    cause = getattr(exc, "cause", None) or str(exc)
+    return " ".join(str(cause).split()).rstrip(".")
+
+
 async def open_services(settings: Settings, *, started_at: dt.datetime | None = None) -> Services:
     """Open the store and the index, reconcile them, and return the services over them.
 
     Raises:
         StartupError: The database or the corpus cannot be opened (one line, fit for a terminal).
     """
+    target = settings.database_target
     try:
-        settings.database_path.parent.mkdir(parents=True, exist_ok=True)
         store: Any = await Store.open(
-            settings.database_path,
+            target,
             max_saved_per_user=settings.max_saved_per_user,
             max_lists_per_user=settings.max_lists_per_user,
         )
     except (StoreError, OSError) as exc:
-        raise StartupError(f"cannot open the database {settings.database_path}: {exc}") from None
+        raise StartupError(f"cannot open the database {_where(exc, settings)}: {_cause(exc)}") from None
     try:
         try:
             engine = await Engine.load(settings, store=store)
         except (RetrievalError, OSError, ValueError) as exc:
             raise StartupError(f"cannot load the corpus {settings.corpus_path}: {exc}") from None
-        result = await store.reconcile(engine.index.papers)
+        try:
+            result = await store.reconcile(engine.index.papers)
+        except DatabaseError as exc:
+            # The database opened, yet the first write failed (read-only file, full disk, server gone).
+            raise StartupError(f"cannot write the database {_where(exc, settings)}: {_cause(exc)}") from None
     except BaseException:
         await store.close()
         raise

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from anyascii import anyascii
 
+from bot.export import export_text, import_file
 from bot.render import truncate
 from bot.services.base import Context, Notice
 from bot.services.library import HOW_TO_SAVE, list_label
@@ -77,7 +78,7 @@ class TransferService:
         if count == 0:
             where = f"Your list {list_label(name)} is empty" if name else "You have no saved papers yet"
             return Notice(f"{where}, so there is nothing to export. {HOW_TO_SAVE}")
-        data = (await store.export(user_id, fmt, name)).encode("utf-8")
+        data = (await export_text(store, user_id, fmt, name)).encode("utf-8")
         if size_limit is not None and len(data) > size_limit:
             return Notice(
                 f"That export is {len(data) / 1e6:.1f} MB, over Discord's {size_limit / 1e6:.0f} MB upload "
@@ -106,7 +107,9 @@ class TransferService:
     async def import_json(self, user_id: int, data: bytes, list_name: str | None = None) -> Notice:
         """Merge a paperbot JSON export into the user's lists; duplicates are skipped."""
         try:
-            result = await self.ctx.store.import_json(user_id, data, list_name)
+            engine = self.ctx.engine
+            corpus = engine.get if engine is not None else None
+            result = await import_file(self.ctx.store, user_id, data, list_name, corpus=corpus)
         except ImportFormatError as exc:
             return Notice(f"That file can't be imported: {exc}")
         text = f"Imported {plural(result.added, 'paper')}"

@@ -8,13 +8,18 @@ import contextlib
 import logging
 import os
 import signal
+import subprocess
 import threading
+import time
 
 import discord
 import pytest
 from discord import app_commands
 
 from bot.app import PaperBot, run_bot
+from bot.engine import Engine
+from bot.store import DatabaseError, Store
+from retrieval.models import Paper
 from tests.bot import openapi_check
 from tests.support.fake_discord import GUILD_ID, FakeDiscord, NetworkBlocked, loopback_only_trace
 
@@ -163,6 +168,108 @@ def test_run_bot_with_a_corrupt_database_exits_2_in_one_line(settings_factory, t
     assert "cannot open the database" in record.getMessage()
     assert "\n" not in record.getMessage() and record.exc_info is None
     assert db.read_bytes().startswith(b"this is not a sqlite file")  # left untouched
+
+
+@contextlib.contextmanager
+def immutable(path):
+    """``chattr +i`` on ``path`` for the block (even root cannot write it); skips where unsupported."""
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False).returncode != 0:
+        pytest.skip("chattr +i is not available here (needs root and a file system that supports it)")
+    try:
+        yield path
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], capture_output=True, check=False)
+
+
+@contextlib.contextmanager
+def tmpfs(folder, options):
+    """A small tmpfs mounted at ``folder`` for the block; skips where mounting is not permitted."""
+    folder.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.decode().strip()})")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True, check=False)
+
+
+def start_up_line(settings, caplog) -> str:
+    """Run the bot against the fake Discord; it must exit 2 with one CRITICAL line: return that line."""
+    with fake_in_thread(), caplog.at_level(logging.INFO):
+        code = run_bot(settings, http_trace=loopback_only_trace())
+    assert code == 2
+    [record] = [r for r in caplog.records if r.levelno >= logging.CRITICAL]
+    assert "\n" not in record.getMessage() and record.exc_info is None
+    return record.getMessage()
+
+
+def make_database(path) -> None:
+    async def build() -> None:
+        async with await Store.open(path) as store:
+            await store.save_paper(1, Paper("seed1", "Seed", ("A B",), False, "Area", "Text."))
+
+    asyncio.run(build())
+
+
+def test_run_bot_with_an_immutable_database_exits_2_in_one_line(settings_factory, tmp_path, caplog):
+    db = tmp_path / "saved.db"
+    make_database(db)
+    with immutable(db):
+        line = start_up_line(settings_factory(discord_token=FAKE_TOKEN, database_path=db), caplog)
+    assert f"cannot open the database {db}: the file is read-only" in line
+
+
+def fill(folder) -> None:
+    """Write a file into ``folder`` until its file system is full."""
+    with contextlib.suppress(OSError), (folder / "filler").open("wb") as fh:
+        while True:
+            fh.write(b"x" * 4096)
+            fh.flush()
+
+
+def test_a_disk_that_fills_before_the_reconcile_exits_2(settings_factory, tmp_path, caplog, monkeypatch):
+    """The open succeeds, the first real write (the reconcile in setup_hook) fails: one line, exit 2."""
+    with tmpfs(tmp_path / "disk", "size=1m") as folder:
+        db = folder / "saved.db"
+        make_database(db)  # its paper is not in the bundled corpus: the reconcile must write
+        real_load = Engine.load
+
+        async def load_then_fill(*args, **kwargs):
+            engine = await real_load(*args, **kwargs)
+            fill(folder)
+            return engine
+
+        monkeypatch.setattr(Engine, "load", load_then_fill)
+        settings = settings_factory(discord_token=FAKE_TOKEN, database_path=db)
+        line = start_up_line(settings, caplog)
+    assert f"cannot write the database {db}: the disk is full" in line
+
+
+def test_run_bot_on_a_full_disk_exits_2_in_one_line(settings_factory, tmp_path, caplog):
+    with tmpfs(tmp_path / "full", "size=256k") as folder:
+        fill(folder)
+        settings = settings_factory(discord_token=FAKE_TOKEN, database_path=folder / "s.db")
+        line = start_up_line(settings, caplog)
+    assert "cannot open the database" in line and "the disk is full" in line
+
+
+def test_read_only_mount_without_a_database_is_one_line_and_no_stray_thread_error(
+    settings_factory, tmp_path, caplog, monkeypatch
+):
+    """No file yet on a read-only mount: one line, and no aiosqlite worker thread left behind to fail
+    with "Event loop is closed" after the loop is gone (it did, about every other start)."""
+    stray: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: stray.append(args.exc_value))
+    with tmpfs(tmp_path / "ro", "ro,size=64k") as folder:
+        for _ in range(15):
+            with pytest.raises(DatabaseError, match="cannot be created or opened"):
+                asyncio.run(Store.open(folder / "s.db"))
+        settings = settings_factory(discord_token=FAKE_TOKEN, database_path=folder / "s.db")
+        line = start_up_line(settings, caplog)
+    time.sleep(0.2)  # a leftover worker thread would report by now
+    assert "cannot open the database" in line and "read-only file system" in line
+    assert stray == []
 
 
 def test_run_bot_with_a_missing_corpus_exits_2(settings_factory, tmp_path, caplog):

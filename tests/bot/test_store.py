@@ -4,6 +4,7 @@ isolation between users, migrations and the refusal of damaged or newer database
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sqlite3
 import threading
@@ -13,13 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot import store as store_module
+from bot import export
 from bot.store import (
     DEFAULT_LIST,
     LIST_NAME_MAX,
-    MIGRATIONS,
     NOTE_MAX,
-    SCHEMA_VERSION,
     DatabaseCorruptError,
     DatabaseError,
     ImportFormatError,
@@ -34,6 +33,8 @@ from bot.store import (
     StoreError,
     normalize_list_name,
 )
+from bot.store import sql as store_sql
+from bot.store.sqlite import MIGRATIONS, SCHEMA_VERSION
 from retrieval.models import Paper
 
 ALICE, BOB = 111_111_111_111_111_111, 222_222_222_222_222_222
@@ -168,7 +169,7 @@ async def test_paging_uses_the_index(store: Store) -> None:
     raw = sqlite3.connect(store.path)
     try:
         plan = " ".join(
-            str(r) for r in raw.execute("EXPLAIN QUERY PLAN " + store_module._PAGE, (1, 1, 10, 0))
+            str(r) for r in raw.execute("EXPLAIN QUERY PLAN " + store_sql.PAGE, (1, 1, 10, 0))
         )
     finally:
         raw.close()
@@ -434,7 +435,7 @@ async def test_reconcile_walks_the_corpus_off_the_event_loop(store: Store, monke
             walked.append(threading.get_ident())
             return iter(self.papers)
 
-    real_values = store_module._snapshot_values
+    real_values = store_sql.snapshot_values
 
     def spy(p: Paper):
         compared.append(p.id)
@@ -442,7 +443,7 @@ async def test_reconcile_walks_the_corpus_off_the_event_loop(store: Store, monke
 
     await store.save_paper(ALICE, paper(3))
     await store.save_paper(BOB, paper(700))
-    monkeypatch.setattr(store_module, "_snapshot_values", spy)
+    monkeypatch.setattr(store_sql, "snapshot_values", spy)
     result = await store.reconcile(Corpus([paper(i) for i in range(500)]))
     assert walked and loop_thread not in walked
     assert compared == ["p0003"]  # p0700 left the corpus; the other 499 papers have no snapshot
@@ -463,16 +464,16 @@ async def test_reconcile_walks_the_corpus_off_the_event_loop(store: Store, monke
 async def test_export_formats(store: Store) -> None:
     await store.save_paper(ALICE, paper(1, authors=("Prajwal Koirala",)), note="note 50% & more")
     await store.save_paper(ALICE, paper(2), "ml")
-    bib = await store.export(ALICE, "bib", DEFAULT_LIST)
+    bib = await export.export_text(store, ALICE, "bib", DEFAULT_LIST)
     assert bib.count("@misc{") == 1 and "koirala_p0001" in bib and r"50\% \& more" in bib
-    md = await store.export(ALICE, "markdown")
+    md = await export.export_text(store, ALICE, "markdown")
     assert "## reading (1)" in md and "## ml (1)" in md and "`p0002`" in md
-    doc = json.loads(await store.export(ALICE, "JSON"))
+    doc = json.loads(await export.export_text(store, ALICE, "JSON"))
     assert [lst["name"] for lst in doc["lists"]] == [DEFAULT_LIST, "ml"]
     with pytest.raises(StoreError, match="format"):
-        await store.export(ALICE, "pdf")
+        await export.export_text(store, ALICE, "pdf")
     with pytest.raises(ListNotFoundError):
-        await store.export(ALICE, "md", "missing")
+        await export.export_text(store, ALICE, "md", "missing")
 
 
 async def test_json_round_trip_after_forget(store: Store) -> None:
@@ -482,22 +483,26 @@ async def test_json_round_trip_after_forget(store: Store) -> None:
         )
     await store.save_paper(ALICE, paper(0), "b list")  # one paper in two lists
     await store.create_list(ALICE, "empty one")
-    await store.reconcile([paper(i) for i in range(1, 12)])  # p0000 leaves the corpus
+    corpus = {p.id: p for p in (paper(i) for i in range(1, 12))}
+    await store.reconcile(corpus.values())  # p0000 leaves the corpus
 
     async def snapshot() -> tuple:
         lists = await store.list_lists(ALICE)
         pages = [await store.get_list(ALICE, info.name, limit=100) for info in lists]
-        return lists, [p.items for p in pages]
+        return lists, [[dataclasses.replace(i, imported=False) for i in p.items] for p in pages]
 
     before = await snapshot()
-    exported = await store.export(ALICE, "json")
+    exported = await export.export_text(store, ALICE, "json")
     forgot = await store.forget_user(ALICE)
     assert (forgot.saved_items, forgot.lists) == (13, 4) and forgot.total >= 17
     assert await store.list_lists(ALICE) == []
-    result = await store.import_json(ALICE, exported)
+    result = await export.import_file(store, ALICE, exported, corpus=corpus.get)
     assert (result.added, result.skipped, result.errors) == (13, 0, ())
     assert await snapshot() == before
-    again = await store.import_json(ALICE, exported.encode("utf-8"))
+    # Only the paper that left the corpus (and so has no snapshot left) is shown from the file.
+    items = (await store.export_items(ALICE))[0]
+    assert {i.paper_id for i in items if i.imported} == {"p0000"}
+    again = await export.import_file(store, ALICE, exported.encode("utf-8"))
     assert (again.added, again.skipped) == (0, 13)
     assert await snapshot() == before
 
@@ -515,7 +520,7 @@ async def test_import_into_named_list_and_bare_array(store: Store) -> None:
             "not an object",
         ]
     )
-    result = await store.import_json(ALICE, data, "Imported")
+    result = await export.import_file(store, ALICE, data, "Imported")
     assert result.added == 2 and result.skipped == 1 and len(result.errors) == 4
     assert all(err.startswith("item ") for err in result.errors)
     page = await store.get_list(ALICE, "imported")
@@ -538,7 +543,7 @@ async def test_import_into_named_list_and_bare_array(store: Store) -> None:
 )
 async def test_import_rejects_bad_documents(store: Store, data: str, match: str) -> None:
     with pytest.raises(ImportFormatError, match=match):
-        await store.import_json(ALICE, data)
+        await export.import_file(store, ALICE, data)
     assert await store.list_lists(ALICE) == []
 
 
@@ -546,13 +551,13 @@ async def test_import_caps_are_all_or_nothing(tmp_path: Path) -> None:
     async with await Store.open(tmp_path / "s.db", max_saved_per_user=5, max_lists_per_user=2) as s:
         items = [{"id": f"q{i}", "title": f"T{i}"} for i in range(6)]
         with pytest.raises(SavedLimitError, match="nothing was imported"):
-            await s.import_json(ALICE, json.dumps(items))
+            await export.import_file(s, ALICE, json.dumps(items))
         three_lists = {"lists": [{"name": n, "items": items[:1]} for n in ("a", "b", "c")]}
         with pytest.raises(ListLimitError):
-            await s.import_json(ALICE, json.dumps(three_lists))
+            await export.import_file(s, ALICE, json.dumps(three_lists))
         assert await s.list_lists(ALICE) == [] and (await s.stats()).snapshots == 0
         bad_name = {"lists": [{"name": "bad/name", "items": items[:2]}, {"name": "ok", "items": items[2:4]}]}
-        result = await s.import_json(ALICE, json.dumps(bad_name))
+        result = await export.import_file(s, ALICE, json.dumps(bad_name))
         assert result.added == 2 and len(result.errors) == 1 and "bad/name" in result.errors[0]
 
 
@@ -574,7 +579,7 @@ async def test_users_are_isolated(store: Store) -> None:
     await store.save_paper(ALICE, paper(1), note="alice private")
     await store.save_paper(ALICE, paper(2), "Secret")
     await store.create_list(ALICE, "empty")
-    before = strip_exported_at(await store.export(ALICE, "json"))
+    before = strip_exported_at(await export.export_text(store, ALICE, "json"))
     lists_before = await store.list_lists(ALICE)
 
     # Bob sends Alice's list names and paper ids to every method.
@@ -590,23 +595,23 @@ async def test_users_are_isolated(store: Store) -> None:
         store.rename_list(BOB, "Secret", "mine"),
         store.delete_list(BOB, "Secret"),
         store.delete_list(BOB, "empty"),
-        store.export(BOB, "json", "Secret"),
+        export.export_text(store, BOB, "json", "Secret"),
     ):
         with pytest.raises((NotSavedError, ListNotFoundError)):
             await call
     assert await store.saved_ids(BOB) == set()
-    assert json.loads(await store.export(BOB, "json"))["lists"] == []
-    assert "p0001" not in await store.export(BOB, "md")
+    assert json.loads(await export.export_text(store, BOB, "json"))["lists"] == []
+    assert "p0001" not in await export.export_text(store, BOB, "md")
     assert await store.list_lists(BOB) == []
     # Bob's own lists with Alice's names are his own rows; his notes and deletions stay his.
     await store.create_list(BOB, "secret")
     await store.save_paper(BOB, paper(2), "secret", note="bob note")
     await store.set_note(BOB, "p0002", "changed")
-    await store.import_json(BOB, json.dumps(before))
+    await export.import_file(store, BOB, json.dumps(before))
     await store.delete_list(BOB, "secret")
     assert (await store.forget_user(BOB)).saved_items >= 1
 
-    assert strip_exported_at(await store.export(ALICE, "json")) == before
+    assert strip_exported_at(await export.export_text(store, ALICE, "json")) == before
     assert await store.list_lists(ALICE) == lists_before
 
 
@@ -625,6 +630,16 @@ LEGACY_DATA: dict[int, list[str]] = {
         "INSERT INTO saved (list_id, paper_id, user_id, saved_at) "
         "VALUES (7, 'old1', 42, '2024-01-02T00:00:00.000000+00:00')",
     ],
+    # v2: notes and in-corpus flags; saved rows reference a shared snapshot (v3 drops that key).
+    2: [
+        "INSERT INTO lists (id, user_id, name, name_key, created_at) "
+        "VALUES (7, 42, 'To Read', 'to read', '2024-01-01T00:00:00.000000+00:00')",
+        "INSERT INTO papers (paper_id, title, authors, et_al, area, abstract, url, first_seen, last_seen, "
+        "in_corpus) VALUES ('old1', 'Old paper', '[\"A B\"]', 1, 'Area', 'Abstract', NULL, "
+        "'2024-01-01T00:00:00.000000+00:00', '2024-01-01T00:00:00.000000+00:00', 1)",
+        "INSERT INTO saved (list_id, paper_id, user_id, saved_at, note) "
+        "VALUES (7, 'old1', 42, '2024-01-02T00:00:00.000000+00:00', '')",
+    ],
 }
 
 
@@ -632,7 +647,7 @@ def build_legacy(path: Path, version: int) -> None:
     raw = sqlite3.connect(path, isolation_level=None)
     try:
         for step in MIGRATIONS[:version]:
-            for statement in step:
+            for statement in step.statements:
                 raw.execute(statement)
         raw.execute(f"PRAGMA user_version = {version}")
         for statement in LEGACY_DATA[version]:
@@ -789,3 +804,68 @@ def test_arbitrary_list_names_and_notes(tmp_path: Path) -> None:
     finally:
         loop.run_until_complete(s.close())
         loop.close()
+
+
+# ------------------------------------------------------------------------- imports stay private
+
+CRAFTED = {
+    "id": "p0042",
+    "title": "FAKE — click [here](https://evil.example)",
+    "authors": ["**Mallory**"],
+    "area": "||spoiler||",
+    "abstract": "# Heading\n> quote [x](https://evil.example)",
+    "url": "https://evil.example",
+}
+
+
+async def test_one_users_import_never_changes_what_another_user_sees(store: Store) -> None:
+    """Alice imports a crafted record for a corpus paper nobody saved; Bob then imports a legitimate
+    file holding the same paper. Bob sees the corpus's paper (or his own file), never Alice's fields."""
+    corpus = {p.id: p for p in (paper(i) for i in range(50))}
+    await store.reconcile(corpus.values())
+    await export.import_file(store, ALICE, json.dumps([CRAFTED]))
+    legit = {"id": "p0042", "title": "Paper p0042", "url": "https://example.org/p0042"}
+    await export.import_file(store, BOB, json.dumps([legit]), corpus=corpus.get)
+    [bob_item] = (await store.export_items(BOB))[0]
+    assert (bob_item.title, bob_item.url, bob_item.imported) == (
+        "Paper p0042", "https://example.org/p0042", False
+    )
+    # Once the corpus snapshot exists, it is what every importer sees, whatever their file says.
+    await store.forget_user(BOB)
+    await export.import_file(store, BOB, json.dumps([{**legit, "title": "Bob's title"}]))
+    [bob_item] = (await store.export_items(BOB))[0]
+    assert bob_item.title == "Paper p0042" and not bob_item.imported
+    # A paper that left the corpus for good: still Alice's fields never reach Bob.
+    await store.reconcile([])
+    await store.forget_user(BOB)
+    await export.import_file(store, BOB, json.dumps([legit]))
+    [bob_item] = (await store.export_items(BOB))[0]
+    assert "FAKE" not in bob_item.title and "evil" not in (bob_item.url or "")
+    # And a corpus save by Bob (which refreshes the shared snapshot) is unaffected by Alice too.
+    await store.save_paper(BOB, corpus["p0042"], "other")
+    assert all("FAKE" not in i.title for i in (await store.export_items(BOB))[0])
+
+
+async def test_imported_text_is_escaped_and_urls_must_be_http(store: Store) -> None:
+    records = [
+        CRAFTED,
+        {"id": "x1", "title": "Plain", "url": "javascript:alert(1)"},
+        {"id": "x2", "title": "Bare", "url": "evil.example/path"},
+        {"id": "x3", "title": "Fine", "url": "http://example.org/a"},
+    ]
+    result = await export.import_file(store, ALICE, json.dumps(records))
+    assert result.added == 4
+    assert sum("not an http(s) link" in e for e in result.errors) == 2
+    items = {i.paper_id: i for i in (await store.export_items(ALICE))[0]}
+    crafted = items["p0042"]
+    assert crafted.title == "FAKE — click \\[here\\](https://evil.example)"
+    assert crafted.authors == ("\\*\\*Mallory\\*\\*",) and crafted.area == "\\|\\|spoiler\\|\\|"
+    assert crafted.abstract.startswith("\\# Heading\n\\> quote \\[x\\]")
+    assert crafted.imported and not crafted.in_corpus
+    assert (items["x1"].url, items["x2"].url, items["x3"].url) == (None, None, "http://example.org/a")
+    # Escaping is idempotent: exporting and importing again does not pile up backslashes.
+    exported = await export.export_text(store, ALICE, "json")
+    await store.forget_user(ALICE)
+    await export.import_file(store, ALICE, exported)
+    again = {i.paper_id: i for i in (await store.export_items(ALICE))[0]}
+    assert again["p0042"].title == crafted.title and again["p0042"].abstract == crafted.abstract

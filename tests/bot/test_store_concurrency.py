@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import store as store_module
 from bot.store import DEFAULT_LIST, DatabaseBusyError, ListExistsError, SavedLimitError, Store
+from bot.store import sqlite as store_sqlite
 from retrieval.models import Paper
 
 CHILD = Path(__file__).with_name("_store_child.py")
@@ -220,7 +220,7 @@ async def test_busy_timeout_waits_for_another_writer(tmp_path: Path) -> None:
 
 
 async def test_busy_for_too_long_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 100)
+    monkeypatch.setattr(store_sqlite, "BUSY_TIMEOUT_MS", 100)
     path = tmp_path / "s.db"
     async with await Store.open(path) as store:
         other = sqlite3.connect(path, isolation_level=None)
@@ -232,3 +232,16 @@ async def test_busy_for_too_long_is_a_clear_error(tmp_path: Path, monkeypatch: p
         finally:
             other.close()
         assert (await store.save_paper(1, paper(1))).created  # and the store recovered
+
+
+async def test_openers_racing_on_a_fresh_file_all_succeed(tmp_path: Path) -> None:
+    """Several stores opening one brand-new file at once: each switch to WAL can meet another opener
+    (SQLite answers that with SQLITE_BUSY without waiting); every open must still succeed."""
+    for round_number in range(40):
+        path = tmp_path / f"fresh{round_number}.db"
+        stores = await asyncio.gather(*(Store.open(path) for _ in range(4)))
+        try:
+            await asyncio.gather(*(s.save_paper(1, paper(n)) for n, s in enumerate(stores)))
+            assert len(await stores[0].saved_ids(1)) == 4
+        finally:
+            await asyncio.gather(*(s.close() for s in stores))

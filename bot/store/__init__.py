@@ -1,0 +1,98 @@
+"""Saved-paper lists that never lose a paper: one interface, two databases.
+
+``await Store.open(target)`` opens a SQLite file (a path: the embedded default) or a PostgreSQL
+database (a ``postgresql://`` URL, from ``DATABASE_URL``). Every SQL statement of paperbot lives in
+this package:
+
+* :mod:`bot.store.base` — :class:`Store`, the interface (intent-named async methods);
+* :mod:`bot.store.sql` — the rules and the portable SQL both drivers run;
+* :mod:`bot.store.sqlite`, :mod:`bot.store.postgres` — the drivers (connections, transactions,
+  locking, error translation);
+* :mod:`bot.store.migrations` — numbered schema migrations per backend;
+* :mod:`bot.store.records`, :mod:`bot.store.errors` — what goes in and out.
+
+Export formats and import parsing are not here: :mod:`bot.export` formats what
+:meth:`Store.export_items` returns and parses files into what :meth:`Store.import_items` takes.
+"""
+
+from bot.store.base import CorpusLookup, Store, is_url
+from bot.store.errors import (
+    DatabaseBusyError,
+    DatabaseCorruptError,
+    DatabaseError,
+    DatabaseUnavailableError,
+    ImportFormatError,
+    InvalidListNameError,
+    ListExistsError,
+    ListLimitError,
+    ListNotFoundError,
+    NoteTooLongError,
+    NotSavedError,
+    SavedLimitError,
+    StoreError,
+)
+from bot.store.records import (
+    DEFAULT_LIST,
+    LIST_NAME_MAX,
+    MAX_LISTS_PER_USER,
+    MAX_PAGE,
+    MAX_SAVED_PER_USER,
+    NOTE_MAX,
+    PAPER_ID_MAX,
+    CopyCounts,
+    ForgetResult,
+    ImportedItem,
+    ImportedList,
+    ImportResult,
+    ListInfo,
+    PaperSnapshot,
+    ReconcileResult,
+    SavedItem,
+    SavedPage,
+    SaveResult,
+    StoreStats,
+    list_key,
+    normalize_list_name,
+    normalize_note,
+)
+
+__all__ = [
+    "DEFAULT_LIST",
+    "LIST_NAME_MAX",
+    "MAX_LISTS_PER_USER",
+    "MAX_PAGE",
+    "MAX_SAVED_PER_USER",
+    "NOTE_MAX",
+    "PAPER_ID_MAX",
+    "CopyCounts",
+    "CorpusLookup",
+    "DatabaseBusyError",
+    "DatabaseCorruptError",
+    "DatabaseError",
+    "DatabaseUnavailableError",
+    "ForgetResult",
+    "ImportFormatError",
+    "ImportResult",
+    "ImportedItem",
+    "ImportedList",
+    "InvalidListNameError",
+    "ListExistsError",
+    "ListInfo",
+    "ListLimitError",
+    "ListNotFoundError",
+    "NoteTooLongError",
+    "NotSavedError",
+    "PaperSnapshot",
+    "ReconcileResult",
+    "SaveResult",
+    "SavedItem",
+    "SavedLimitError",
+    "SavedPage",
+    "Store",
+    "StoreError",
+    "StoreStats",
+    "is_url",
+    "list_key",
+    "normalize_list_name",
+    "normalize_note",
+]

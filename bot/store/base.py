@@ -1,0 +1,255 @@
+"""The one storage interface: :class:`Store`. Callers never see which database runs behind it.
+
+Two drivers implement it, selected by :meth:`Store.open`'s target:
+
+* a path → :class:`bot.store.sqlite.SQLiteStore` (one embedded file; the default);
+* a ``postgresql://`` URL → :class:`bot.store.postgres.PostgresStore` (many processes, one server).
+
+Both share the rules and the SQL in :class:`bot.store.sql.SqlStore`. Adding a feature's table: a
+numbered migration per backend (``bot/store/migrations/<backend>/NNNN_name.sql``), then an
+intent-named abstract method here and its implementation in ``sql.py`` (portable SQL with ``?``
+placeholders); only a statement the two dialects spell differently goes in the drivers.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from bot.store.records import (
+    MAX_LISTS_PER_USER,
+    MAX_SAVED_PER_USER,
+    CopyCounts,
+    ForgetResult,
+    ImportedList,
+    ImportResult,
+    ListInfo,
+    ReconcileResult,
+    SavedItem,
+    SavedPage,
+    SaveResult,
+    StoreStats,
+)
+from retrieval.models import Paper
+
+#: Finds a corpus paper by id (None when the corpus has no such paper).
+CorpusLookup = Callable[[str], Paper | None]
+
+
+def is_url(target: str | Path) -> bool:
+    """True for a PostgreSQL URL (``postgresql://`` or ``postgres://``)."""
+    return isinstance(target, str) and target.split("://", 1)[0].lower() in {"postgresql", "postgres"}
+
+
+class Store(abc.ABC):
+    """Per-user saved-paper lists. Open with ``await Store.open(path_or_url)``.
+
+    Every method is one transaction and safe to call concurrently from many tasks and processes.
+    User ids are Discord snowflakes (ints); every query on a user's rows is scoped to that user.
+    """
+
+    #: The file or the password-masked URL (for logs and operator messages).
+    target: str
+    max_saved_per_user: int
+    max_lists_per_user: int
+    note_max: int
+
+    @staticmethod
+    async def open(
+        target: str | Path,
+        *,
+        max_saved_per_user: int = MAX_SAVED_PER_USER,
+        max_lists_per_user: int = MAX_LISTS_PER_USER,
+    ) -> Store:
+        """Open (and migrate) the store at ``target``: a SQLite path or a ``postgresql://`` URL.
+
+        Raises:
+            DatabaseError (or a subclass): the database cannot be opened, migrated or written; the
+                message names the target (password masked) and the cause.
+        """
+        if max_saved_per_user < 1 or max_lists_per_user < 1:
+            raise ValueError("caps must be at least 1")
+        if is_url(target):
+            from bot.store.postgres import PostgresStore
+
+            return await PostgresStore.connect(
+                str(target), max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
+            )
+        from bot.store.sqlite import SQLiteStore
+
+        return await SQLiteStore.connect(
+            Path(target), max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
+        )
+
+    # ------------------------------------------------------------------------------- lifecycle
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Finish the running operations, then close. Idempotent."""
+
+    async def __aenter__(self) -> Self:
+        """``async with await Store.open(target) as store:`` closes the store on exit."""
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Close the store, whatever happened inside the block."""
+        await self.close()
+
+    @abc.abstractmethod
+    async def integrity_check(self) -> str:
+        """``"ok"``, or the problems the database finds in itself."""
+
+    # ---------------------------------------------------------------------------------- saving
+
+    @abc.abstractmethod
+    async def save_paper(
+        self, user_id: int, paper: Paper, list_name: str | None = None, note: str | None = None
+    ) -> SaveResult:
+        """Save ``paper`` into a list (default ``reading``), creating the list if needed.
+
+        Idempotent: saving again keeps one row and its original ``saved_at``; a given ``note``
+        replaces the old one (``None`` keeps it, ``""`` clears it). Every save refreshes the snapshot.
+
+        Raises:
+            InvalidListNameError, NoteTooLongError, ListLimitError (new list), SavedLimitError.
+        """
+
+    @abc.abstractmethod
+    async def unsave_paper(self, user_id: int, paper_id: str, list_name: str | None = None) -> int:
+        """Remove a paper from one list, or from every list of the user (``None``); rows removed (≥ 1).
+
+        Raises:
+            ListNotFoundError, NotSavedError.
+        """
+
+    @abc.abstractmethod
+    async def move_paper(self, user_id: int, paper_id: str, from_list: str, to_list: str) -> None:
+        """Move a saved paper to another list (created if needed), keeping its note and ``saved_at``.
+
+        Raises:
+            ListNotFoundError (source), NotSavedError, InvalidListNameError, ListLimitError.
+        """
+
+    @abc.abstractmethod
+    async def set_note(self, user_id: int, paper_id: str, note: str, list_name: str | None = None) -> None:
+        """Set (``""``: clear) the note of a saved paper in one list, or in every list holding it.
+
+        Raises:
+            NoteTooLongError, ListNotFoundError, NotSavedError.
+        """
+
+    # ----------------------------------------------------------------------------------- lists
+
+    @abc.abstractmethod
+    async def create_list(self, user_id: int, name: str) -> str:
+        """Create an empty list; returns its display name.
+
+        Raises:
+            InvalidListNameError, ListExistsError, ListLimitError.
+        """
+
+    @abc.abstractmethod
+    async def rename_list(self, user_id: int, old: str, new: str) -> None:
+        """Rename a list (changing only the case of its name is allowed).
+
+        Raises:
+            ListNotFoundError, InvalidListNameError, ListExistsError.
+        """
+
+    @abc.abstractmethod
+    async def delete_list(self, user_id: int, name: str) -> int:
+        """Delete a list and everything in it; returns how many items were removed.
+
+        Raises:
+            ListNotFoundError.
+        """
+
+    @abc.abstractmethod
+    async def get_list(
+        self, user_id: int, list_name: str | None = None, *, offset: int = 0, limit: int = 10
+    ) -> SavedPage:
+        """One page of a list, newest save first. The default list reads as empty until used.
+
+        Raises:
+            ListNotFoundError: A named (non-default) list does not exist.
+            ValueError: ``limit`` outside 1..MAX_PAGE (a caller bug).
+        """
+
+    @abc.abstractmethod
+    async def list_lists(self, user_id: int) -> list[ListInfo]:
+        """The user's lists, oldest first, with item counts."""
+
+    @abc.abstractmethod
+    async def saved_ids(self, user_id: int) -> set[str]:
+        """Ids of every paper the user saved, in any list."""
+
+    @abc.abstractmethod
+    async def lists_holding(self, user_id: int, paper_id: str) -> list[str]:
+        """Display names of the user's lists that hold the paper, oldest list first."""
+
+    @abc.abstractmethod
+    async def stats(self) -> StoreStats:
+        """Whole-database counts."""
+
+    # -------------------------------------------------------------------------- export / import
+
+    @abc.abstractmethod
+    async def export_items(
+        self, user_id: int, list_name: str | None = None
+    ) -> tuple[list[SavedItem], list[ListInfo]]:
+        """Everything an export shows: the items (grouped by list, oldest list first, newest save
+        first) and the lists (all of them, or only ``list_name``). :mod:`bot.export` formats them.
+
+        Raises:
+            ListNotFoundError: The named list does not exist.
+        """
+
+    @abc.abstractmethod
+    async def import_items(
+        self,
+        user_id: int,
+        lists: Sequence[ImportedList],
+        list_name: str | None = None,
+        *,
+        corpus: CorpusLookup | None = None,
+    ) -> ImportResult:
+        """Merge parsed import lists (see :func:`bot.export.parse_json`) into the user's lists.
+
+        With ``list_name`` every item goes to that list; otherwise to the lists named in the file
+        (created as needed, keeping their ``created_at``). Items keep their note and ``saved_at``;
+        papers already in the target list are skipped. The imported fields are the importer's alone:
+        a paper in the corpus (``corpus``) or already known is shown from the corpus's snapshot; any
+        other is shown from the file to this user only. One transaction: all or nothing.
+
+        Raises:
+            SavedLimitError / ListLimitError: The import would pass a cap (nothing is imported).
+        """
+
+    # ----------------------------------------------------------------------------- maintenance
+
+    @abc.abstractmethod
+    async def forget_user(self, user_id: int) -> ForgetResult:
+        """Delete every row of the user (items, lists, imported fields, snapshots nobody else saved)."""
+
+    @abc.abstractmethod
+    async def reconcile(self, papers: Iterable[Paper]) -> ReconcileResult:
+        """Align the snapshots with a freshly (re)built corpus. Call after every (re)index.
+
+        A saved paper missing from ``papers`` stays in every list, flagged not-in-corpus with its
+        snapshot kept; one that reappears is flagged back and its snapshot refreshed. Saved rows are
+        never touched.
+        """
+
+    @abc.abstractmethod
+    async def copy_from(self, source: Store) -> CopyCounts:
+        """Copy every list, saved item (note, timestamps), snapshot and imported record of ``source``
+        into this store, keeping what is already here (safe to run twice); returns rows written."""
+
+    @abc.abstractmethod
+    async def dump(self) -> dict[str, list[tuple[object, ...]]]:
+        """Every row, per table, in a backend-neutral form (times as aware datetimes), for copies."""

@@ -1,0 +1,267 @@
+"""What the store takes and returns: plain frozen dataclasses, limits and the naming rules.
+
+No I/O here. Every backend returns these records, so callers never see which database runs.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from bot.store.errors import InvalidListNameError, NoteTooLongError, NotSavedError
+
+#: The list used when a command names none. Created on the first save into it.
+DEFAULT_LIST = "reading"
+#: Longest list name, in characters, after trimming.
+LIST_NAME_MAX = 32
+#: Longest note, in characters, after trimming.
+NOTE_MAX = 500
+#: Default caps (arguments of :meth:`bot.store.Store.open`).
+MAX_SAVED_PER_USER = 1000
+MAX_LISTS_PER_USER = 50
+#: Largest page :meth:`bot.store.Store.get_list` returns.
+MAX_PAGE = 1000
+#: Longest paper id the store accepts.
+PAPER_ID_MAX = 200
+
+
+# -------------------------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True, slots=True)
+class PaperSnapshot:
+    """What the store keeps of a saved paper (a row of its ``papers`` or ``imported`` table).
+
+    Attributes:
+        paper_id: The paper's id.
+        title, authors, et_al, area, abstract, url: The paper as it was when saved (or last reconciled).
+    """
+
+    paper_id: str
+    title: str
+    authors: tuple[str, ...]
+    et_al: bool
+    area: str
+    abstract: str
+    url: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SavedItem(PaperSnapshot):
+    """One paper in one of a user's lists: the snapshot of the paper and the user's side of it.
+
+    The snapshot comes from the corpus (refreshed on save and on reconcile) whenever paperbot has ever
+    seen the paper in its corpus; only otherwise from the user's own import (``imported=True``), which
+    no other user ever sees.
+
+    Attributes:
+        list_name: Display name of the list holding it.
+        note: The user's note (``""`` when none).
+        saved_at: When it was saved into this list (tz-aware UTC).
+        in_corpus: False when the paper is not in the corpus (the snapshot is what remains).
+        imported: True when the fields shown come from this user's import file, not from the corpus.
+    """
+
+    list_name: str
+    note: str
+    saved_at: datetime
+    in_corpus: bool
+    imported: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPage:
+    """A page of one list, newest save first, plus what is needed to page further."""
+
+    items: tuple[SavedItem, ...]
+    total: int
+    offset: int
+    list_name: str
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class SaveResult:
+    """What :meth:`bot.store.Store.save_paper` did.
+
+    Attributes:
+        created: False when the paper was already in the list (the note may have been updated).
+        list_name: Display name of the list it is in.
+        list_created: True when the list did not exist and was created by this save.
+    """
+
+    created: bool
+    list_name: str
+    list_created: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ListInfo:
+    """One of a user's lists."""
+
+    name: str
+    count: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    """Whole-database counts (for an owner's status command; no per-user data)."""
+
+    saved_items: int
+    users: int
+    lists: int
+    snapshots: int
+    missing_from_corpus: int
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedItem(PaperSnapshot):
+    """One validated record of an import file: the snapshot, the note, and when it was saved (None
+    when the file does not say). Built by :mod:`bot.export`; the store only merges it."""
+
+    note: str
+    saved_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedList:
+    """A list of an import file (``name`` None: a bare array of items, list chosen by the caller)."""
+
+    name: str | None
+    created_at: datetime | None
+    items: tuple[ImportedItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import did: items added, duplicates skipped, records rejected (why)."""
+
+    added: int
+    skipped: int
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetResult:
+    """Rows deleted by :meth:`bot.store.Store.forget_user`, per table (snapshots: those no one else saved)."""
+
+    saved_items: int
+    lists: int
+    snapshots: int
+
+    @property
+    def total(self) -> int:
+        """All rows deleted."""
+        return self.saved_items + self.lists + self.snapshots
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcileResult:
+    """What :meth:`bot.store.Store.reconcile` changed.
+
+    Attributes:
+        gone: Saved paper ids that were in the corpus and now are not (sorted).
+        returned: Saved paper ids that were missing and are back (sorted).
+        refreshed: Snapshots whose metadata (title, authors, area, abstract, url) changed.
+    """
+
+    gone: list[str]
+    returned: list[str]
+    refreshed: int
+
+    def __str__(self) -> str:
+        """A one-line summary for logs (the id lists can be long)."""
+        return f"{len(self.gone)} gone, {len(self.returned)} returned, {self.refreshed} refreshed"
+
+
+@dataclass(frozen=True, slots=True)
+class CopyCounts:
+    """Rows written by :meth:`bot.store.Store.copy_from` per table (0 for rows already there)."""
+
+    lists: int
+    saved: int
+    snapshots: int
+    imported: int
+
+
+# ---------------------------------------------------------------------------------------- validation
+
+_SPACE_RUN = re.compile(" {2,}")
+_NAME_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Mn", "Mc"})
+
+
+def clean_text(text: str) -> str:
+    """Replace lone surrogates (JSON can carry them) so the text always encodes as UTF-8; drop NULs
+    (PostgreSQL text cannot hold them)."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def normalize_list_name(name: str) -> str:
+    """Return the display form of a list name, or raise :class:`InvalidListNameError`.
+
+    Rules: NFC-normalised, trimmed, runs of spaces collapsed; 1-32 characters; only letters, digits,
+    spaces, ``-`` and ``_``, with at least one letter or digit. Uniqueness is case-insensitive (see
+    :func:`list_key`) but the name is shown as first written.
+    """
+    if not isinstance(name, str):
+        raise InvalidListNameError("A list name must be text.")
+    text = _SPACE_RUN.sub(" ", unicodedata.normalize("NFC", name).strip())
+    if not text:
+        raise InvalidListNameError("A list name cannot be empty.")
+    if len(text) > LIST_NAME_MAX:
+        raise InvalidListNameError(f"A list name can be at most {LIST_NAME_MAX} characters long.")
+    if not all(ch in " -_" or unicodedata.category(ch) in _NAME_CATEGORIES for ch in text):
+        raise InvalidListNameError("A list name may only use letters, digits, spaces, “-” and “_”.")
+    if not any(ch.isalnum() for ch in text):
+        raise InvalidListNameError("A list name needs at least one letter or digit.")
+    return text
+
+
+def list_key(display_name: str) -> str:
+    """The case-insensitive identity of a (normalised) list name."""
+    return unicodedata.normalize("NFC", display_name.casefold())
+
+
+def normalize_note(note: str) -> str:
+    """Return a note trimmed, or raise :class:`NoteTooLongError` past :data:`NOTE_MAX` characters."""
+    if not isinstance(note, str):
+        raise NoteTooLongError("A note must be text.")
+    text = clean_text(note).strip()
+    if len(text) > NOTE_MAX:
+        raise NoteTooLongError(f"A note can be at most {NOTE_MAX} characters long (yours has {len(text)}).")
+    return text
+
+
+def clean_paper_id(paper_id: str) -> str:
+    """Trim a user-typed paper id; an empty or absurd id can never be saved, so say "not saved"."""
+    if not isinstance(paper_id, str):
+        raise TypeError(f"paper id must be a str, not {type(paper_id).__name__}")
+    text = paper_id.strip()
+    if not text or len(text) > PAPER_ID_MAX:
+        raise NotSavedError(text[:40] or "(empty)")
+    return clean_text(text)
+
+
+def check_user(user_id: int) -> int:
+    """Reject ids that are not ints in the 64-bit range (a caller bug, hence not a StoreError)."""
+    if not isinstance(user_id, int) or isinstance(user_id, bool):
+        raise TypeError(f"user id must be an int, not {type(user_id).__name__}")
+    if not -(2**63) <= user_id < 2**63:
+        raise ValueError(f"user id {user_id} is outside the 64-bit range")
+    return user_id
+
+
+def utc(moment: datetime) -> datetime:
+    """A moment as tz-aware UTC (naive means UTC)."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
