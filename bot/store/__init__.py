@@ -55,6 +55,7 @@ from bot.store.records import (
     normalize_list_name,
     normalize_note,
 )
+from bot.store.sqlite import SQLiteStore
 
 __all__ = [
     "DEFAULT_LIST",
@@ -84,6 +85,7 @@ __all__ = [
     "NotSavedError",
     "PaperSnapshot",
     "ReconcileResult",
+    "SQLiteStore",
     "SaveResult",
     "SavedItem",
     "SavedLimitError",

@@ -1,6 +1,6 @@
 """The one storage interface: :class:`Store`. Callers never see which database runs behind it.
 
-Two drivers implement it, selected by :meth:`Store.open`'s target:
+Drivers implement it; :meth:`Store.open` gives the target to the first that accepts it:
 
 * a path → :class:`bot.store.sqlite.SQLiteStore` (one embedded file; the default);
 * a ``postgresql://`` URL → :class:`bot.store.postgres.PostgresStore` (many processes, one server).
@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from bot.store.errors import DatabaseError
 from bot.store.records import (
     MAX_LISTS_PER_USER,
     MAX_SAVED_PER_USER,
@@ -42,6 +43,15 @@ CorpusLookup = Callable[[str], Paper | None]
 def is_url(target: str | Path) -> bool:
     """True for a PostgreSQL URL (``postgresql://`` or ``postgres://``)."""
     return isinstance(target, str) and target.split("://", 1)[0].lower() in {"postgresql", "postgres"}
+
+
+def _drivers(cls: type[Store]) -> list[type[Store]]:
+    """Every concrete subclass of ``cls`` (the drivers the package imported), most derived first."""
+    found: list[type[Store]] = []
+    for sub in cls.__subclasses__():
+        found += _drivers(sub)
+        found.append(sub)
+    return found
 
 
 class Store(abc.ABC):
@@ -72,17 +82,24 @@ class Store(abc.ABC):
         """
         if max_saved_per_user < 1 or max_lists_per_user < 1:
             raise ValueError("caps must be at least 1")
-        if is_url(target):
-            from bot.store.postgres import PostgresStore
+        for driver in _drivers(Store):
+            if driver.accepts(target):
+                return await driver.connect(
+                    target, max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
+                )
+        raise DatabaseError(f"No database driver opens {target!r}.", target=str(target))
 
-            return await PostgresStore.connect(
-                str(target), max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
-            )
-        from bot.store.sqlite import SQLiteStore
+    @classmethod
+    def accepts(cls, target: str | Path) -> bool:
+        """True when this driver opens ``target`` (each driver says which targets are its own)."""
+        return False
 
-        return await SQLiteStore.connect(
-            Path(target), max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
-        )
+    @classmethod
+    async def connect(
+        cls, target: str | Path, *, max_saved_per_user: int, max_lists_per_user: int
+    ) -> Store:
+        """Open this driver's database at ``target`` (called by :meth:`open`)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------------------- lifecycle
 

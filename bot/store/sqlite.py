@@ -34,8 +34,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.store import migrations
 from bot.store.errors import DatabaseBusyError, DatabaseCorruptError, DatabaseError
+from bot.store.migrations import load as load_migrations
 from bot.store.records import utc
 from bot.store.sql import SqlStore, Tx
 
@@ -46,7 +46,7 @@ T = TypeVar("T")
 #: How long a writer waits for another process's write lock before giving up.
 BUSY_TIMEOUT_MS = 5000
 #: Numbered migrations (``bot/store/migrations/sqlite/``); the schema is ``PRAGMA user_version``.
-MIGRATIONS = migrations.load("sqlite")
+MIGRATIONS = load_migrations("sqlite")
 #: The schema version this code writes.
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -185,8 +185,16 @@ class SQLiteStore(SqlStore):
     # ---------------------------------------------------------------------------- open / close
 
     @classmethod
-    async def connect(cls, path: Path, *, max_saved_per_user: int, max_lists_per_user: int) -> SQLiteStore:
+    def accepts(cls, target: str | Path) -> bool:
+        """Any target that is not a URL is a SQLite file."""
+        return isinstance(target, Path) or "://" not in str(target)
+
+    @classmethod
+    async def connect(
+        cls, target: str | Path, *, max_saved_per_user: int, max_lists_per_user: int
+    ) -> SQLiteStore:
         """Open (creating it and its folder if needed), migrate and probe the database at ``path``."""
+        path = Path(target)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
