@@ -48,7 +48,7 @@ class Settings:
     corpus_path: Path = PROJECT_ROOT / "data" / "corpus"
     database_path: Path = PROJECT_ROOT / "data" / "paperbot.db"
     index_cache_dir: Path | None = PROJECT_ROOT / "data" / "cache"
-    bm25_variant: str = "okapi"
+    bm25_variant: str = "plus"
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
     bm25_epsilon: float = 0.25

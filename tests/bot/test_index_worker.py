@@ -19,7 +19,7 @@ import retrieval.index as index_module
 from bench._synth import Generator, write_corpus
 from bot.engine import Engine, corpus_bytes
 from bot.settings import Settings
-from retrieval.index import BM25Params, cache_path_for
+from retrieval.index import cache_path_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -158,14 +158,14 @@ async def test_a_start_sweeps_what_a_killed_build_left(tmp_path, monkeypatch):
     write_corpus(Generator(50, seed=1).papers(), corpus)
     cache_dir = tmp_path / "cache"
     cache_dir.mkdir()
-    cache = cache_path_for(corpus, BM25Params(), cache_dir)
+    settings = Settings(corpus_path=corpus, index_cache_dir=cache_dir)
+    cache = cache_path_for(corpus, settings.bm25, cache_dir)
     debris = cache_dir / f"{cache.name}.2147480000.x1y2z3.tmp"  # a pid that is not running
     debris.write_bytes(b"\0" * 4096)
     monkeypatch.setattr(index_module.tempfile, "tempdir", str(tmp_path))
     transfer = tmp_path / "paperbot-transfer-abc"
     transfer.mkdir()
     (transfer / "post_docs.npy").write_bytes(b"x")
-    settings = Settings(corpus_path=corpus, index_cache_dir=cache_dir)
     engine = await Engine.load(settings)
     assert len(engine) == 50
     assert not debris.exists() and not transfer.exists()
