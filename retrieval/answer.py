@@ -219,7 +219,8 @@ _CUES = {
     "definition": re.compile(
         r"\b(we (call|term|name|dub|coin|refer to|define)|(is|are) (called|termed|dubbed|named|known as|"
         r"referred to as|defined as)|termed|dubbed|coined|referred to as|known as|refers? to|"
-        r"is defined|a notion|the notion|the concept of|namely|i\.e\.|that is,|occurs? when|happens? when|"
+        r"is defined|defined as|a notion|the notion|the concept of|namely|i\.e\.|that is,|occurs? when|"
+        r"happens? when|"
         r"arises? when)"
     ),
     "propose": re.compile(r"\b(we (propose|introduce|present|develop|design|devise)|this (paper|work) "
@@ -269,7 +270,7 @@ _QUANT_RE = re.compile(r"^\s*how (much|many|fast|far|large|big|close|often)\b")
 _ROLES = ("first", "definition", "is_a", "propose", "method", "announce", "result", "problem", "cause")
 _BONUS = {
     # role:        first  defin. is_a  propose method announce result problem cause
-    "definition": (0.15, 0.45, 0.30, 0.00, 0.00, -0.10, -0.10, -0.05, 0.00),
+    "definition": (0.00, 0.45, 0.30, 0.00, 0.00, -0.10, -0.10, -0.05, 0.00),
     "method":     (-0.25, 0.00, 0.00, 0.25, 0.30, -0.30, -0.10, -0.20, 0.05),
     "finding":    (-0.25, -0.05, 0.00, -0.10, -0.05, -0.30, 0.35, 0.00, 0.05),
     "motivation": (-0.15, 0.00, 0.00, -0.15, -0.10, -0.30, 0.10, 0.30, 0.25),
@@ -449,6 +450,9 @@ def rank_papers(index: Index, question: str, n: int = 5) -> list[int]:
 # -- sentence choice -----------------------------------------------------------------------------
 
 
+_CONTRAST_RE = re.compile(
+    r"(however|but|yet|unfortunately|nevertheless|nonetheless|despite|although)\b", re.IGNORECASE
+)
 _ANAPHOR_RE = re.compile(
     r"\b(we (call|term|name|dub|define|refer to)|(is|are) (called|termed|dubbed|known as|referred to as))"
     r" (this|these|such|it|them)\b|^(this|these|such) (\w+ ){0,3}(is|are) (called|termed|known|referred)"
@@ -496,6 +500,9 @@ def _sentence_scores(
     for pos, sentence in enumerate(text.sentences):
         cover = covers[pos]
         if use_roles and kind in ("method", "finding", "motivation") and pos > 0 and restates[pos - 1]:
+            cover = max(cover, _INHERIT * covers[pos - 1])
+        if use_roles and kind == "motivation" and pos > 0 and _CONTRAST_RE.match(sentence):
+            # "X is widely used. However, X ...": the problem is stated against the sentence before.
             cover = max(cover, _INHERIT * covers[pos - 1])
         extra = sum(bonus.get(role, 0.0) for role in roles[pos])
         if restates[pos] and "announce" not in roles[pos]:
