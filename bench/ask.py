@@ -24,6 +24,7 @@ Usage::
     PYTHONPATH=. python bench/ask.py --misses            # also print every miss
     PYTHONPATH=. python bench/ask.py --ablations         # also score the answerer with one idea off at a time
     PYTHONPATH=. python bench/ask.py --latency 100000    # also /ask latency and stability at 100k abstracts
+    PYTHONPATH=. python bench/ask.py --variant okapi     # another BM25 variant than the bot's default
 
 The data file is checked before anything runs (``--check`` does only that): every gold substring is
 verbatim in its paper's abstract, the paper is in ``abstracts.txt``, and no question shares more than
@@ -33,6 +34,7 @@ verbatim in its paper's abstract, the paper is in ``abstracts.txt``, and no ques
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import statistics
@@ -48,7 +50,7 @@ if str(ROOT) not in sys.path:
 
 from retrieval.answer import answer, paper_sentences, rank_papers  # noqa: E402
 from retrieval.corpus import load_corpus  # noqa: E402
-from retrieval.index import Index, build_index  # noqa: E402
+from retrieval.index import BM25Params, Index, build_index  # noqa: E402
 from retrieval.models import Paper  # noqa: E402
 from retrieval.query import plain_query  # noqa: E402
 from retrieval.search import rank  # noqa: E402
@@ -305,7 +307,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def latency(papers: Sequence[Paper], questions: Sequence[Question], gold_ids: dict[str, str], size: int,
-            small: list[Outcome]) -> None:
+            small: list[Outcome], params: BM25Params) -> None:
     """/ask over the ICLR abstracts plus synthetic ones up to ``size`` papers: answer@1 there, how
     many first quotes stay the same as over ICLR alone, and the latency of ``Index.answer`` (the ICLR
     questions and synthetic ones: the generator's queries asked as "how does ... work?")."""
@@ -313,7 +315,7 @@ def latency(papers: Sequence[Paper], questions: Sequence[Question], gold_ids: di
 
     started = time.perf_counter()
     extra = list(Generator(max(0, size - len(papers))).papers())
-    index = build_index([*papers, *extra])
+    index = build_index([*papers, *extra], params)
     print(f"\nICLR + synthetic: {len(index):,} papers (built in {time.perf_counter() - started:.0f} s)")
     big = run(index, questions, system_answer)
     s = scores(big, gold_ids)
@@ -344,10 +346,20 @@ def latency(papers: Sequence[Paper], questions: Sequence[Question], gold_ids: di
           f"(answer / search: p50 x{p50 / s50:.1f}, p99 x{p99 / s99:.1f}; the machine's load moves both)")
 
 
+def served_params(variant: str | None = None) -> BM25Params:
+    """The ranking the bot serves with (its default settings and config/paperbot.toml), or ``variant``."""
+    from bot.settings import load_settings
+
+    params = load_settings().bm25
+    return dataclasses.replace(params, variant=variant, delta=None) if variant else params
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--variant", choices=("okapi", "l", "plus"), default=None,
+                        help="BM25 variant (default: the bot's, from config/paperbot.toml)")
     parser.add_argument("--check", action="store_true", help="only validate the question file")
     parser.add_argument("--misses", action="store_true", help="print every answer@1 miss")
     parser.add_argument("--ablations", action="store_true", help="score with one idea off at a time")
@@ -371,9 +383,11 @@ def main(argv: list[str] | None = None) -> int:
     to_index = served_map(corpus.papers, source)
     gold_ids = {q.qid: to_index[q.paper] for q in questions}
     titles = {to_index[sid]: row["title"] for sid, row in source.items() if sid in to_index}
+    params = served_params(args.variant)
     started = time.perf_counter()
-    index = build_index(corpus.papers)
-    print(f"index: {len(index):,} ICLR 2024 abstracts ({time.perf_counter() - started:.1f} s)")
+    index = build_index(corpus.papers, params)
+    seconds = time.perf_counter() - started
+    print(f"index: {len(index):,} ICLR 2024 abstracts, {params.key()} ({seconds:.1f} s)")
 
     ours = run(index, questions, system_answer)
     print_table("paperbot /ask", ours, gold_ids)
@@ -407,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {name:34s} {sc['answer@1']:9.3f} {sc['answer@3']:9.3f} {sc['paper@1']:8.3f}"
                   f" {half['A']['answer@1']:6.3f} {half['B']['answer@1']:6.3f}")
     if args.latency:
-        latency(corpus.papers, questions, gold_ids, args.latency, ours)
+        latency(corpus.papers, questions, gold_ids, args.latency, ours, params)
     return 0
 
 
