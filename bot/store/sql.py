@@ -67,6 +67,7 @@ from bot.store.records import (
     utc,
 )
 from retrieval.models import Paper
+from retrieval.text import plural
 
 log = logging.getLogger("bot.store")
 
@@ -299,7 +300,7 @@ class SqlStore(Store):
         count = int(await tx.fetchval("SELECT count(*) FROM lists WHERE user_id = ?", user_id))
         if count >= self.max_lists_per_user:
             raise ListLimitError(
-                f"You already have {count} lists, the most allowed ({self.max_lists_per_user}); "
+                f"You already have {plural(count, 'list')}, the most allowed ({self.max_lists_per_user}); "
                 "delete one first."
             )
         return int(
@@ -338,7 +339,7 @@ class SqlStore(Store):
 
     def _saved_limit_error(self) -> SavedLimitError:
         return SavedLimitError(
-            f"You have saved {self.max_saved_per_user} papers, the most allowed; "
+            f"You have saved {plural(self.max_saved_per_user, 'paper')}, the most allowed; "
             "remove some before saving more."
         )
 
@@ -684,7 +685,7 @@ class SqlStore(Store):
                     items.setdefault(it.paper_id, it)
             if await self._count_saved(tx, uid) + len(rows) > self.max_saved_per_user:
                 raise SavedLimitError(
-                    f"This import would bring you past {self.max_saved_per_user} saved papers; "
+                    f"This import would bring you past {plural(self.max_saved_per_user, 'saved paper')}; "
                     "nothing was imported."
                 )
             ids = sorted(items)

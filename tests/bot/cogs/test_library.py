@@ -90,16 +90,19 @@ async def test_save_bad_list_name_shows_store_message(harness):
     assert await harness.bot.store.list_lists(uid(harness.alice)) == []
 
 
-async def test_save_caps_show_store_messages(make_harness):
+async def test_save_caps_show_store_messages(make_harness, tmp_path):
+    one = await make_harness(max_saved_per_user=1, database_path=tmp_path / "one.db")
+    await save(one, corpus_ids(one)[0])
+    assert "You have saved 1 paper, the most allowed" in (await save(one, corpus_ids(one)[1])).content
     h = await make_harness(max_saved_per_user=2, max_lists_per_user=1)
     ids = corpus_ids(h)
     await save(h, ids[0])
     await save(h, ids[1])
     full = await save(h, ids[2])
     assert full.ephemeral
-    assert "the most allowed" in full.content
+    assert "You have saved 2 papers, the most allowed" in full.content
     other_list = await save(h, ids[0], list="second")
-    assert "lists, the most allowed (1)" in other_list.content
+    assert "You already have 1 list, the most allowed (1)" in other_list.content  # not "1 lists"
     assert await h.bot.store.saved_ids(uid(h.alice)) == {ids[0], ids[1]}
 
 
