@@ -34,7 +34,13 @@ from retrieval.errors import RetrievalError
 log = logging.getLogger(__name__)
 
 # One cog per feature; tests may start the bot with a subset.
-EXTENSIONS: tuple[str, ...] = ("bot.cogs.search", "bot.cogs.ask", "bot.cogs.library", "bot.cogs.admin")
+EXTENSIONS: tuple[str, ...] = (
+    "bot.cogs.search",
+    "bot.cogs.ask",
+    "bot.cogs.library",
+    "bot.cogs.admin",
+    "bot.cogs.recommend",
+)
 
 
 def default_intents() -> discord.Intents:

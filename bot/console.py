@@ -38,6 +38,7 @@ from discord import app_commands
 from bot.cogs.admin import AdminCog
 from bot.cogs.ask import AskCog
 from bot.cogs.library import LibraryCog
+from bot.cogs.recommend import RecommendCog
 from bot.cogs.search import SearchCog
 from bot.errors import StartupError, describe_query_error, user_message
 from bot.services.base import Confirmation, Notice
@@ -72,7 +73,7 @@ SYNC_OFFLINE = (
     "The console is offline: there are no Discord commands to sync here. Run /admin sync in Discord."
 )
 #: The cogs whose slash commands the console offers (their option definitions are read, not copied).
-COGS: tuple[type, ...] = (SearchCog, AskCog, LibraryCog, AdminCog)
+COGS: tuple[type, ...] = (SearchCog, AskCog, LibraryCog, AdminCog, RecommendCog)
 #: The console's user: the application's owner (so /admin works), with a Discord-shaped id.
 CONSOLE_USER_ID = 1200000000000000001
 
@@ -145,6 +146,7 @@ class Console:
             "search": self.search,
             "paper": self.paper,
             "similar": self.similar,
+            "recommend": self.recommend,
             "ask": self.ask,
             "save": self.save,
             "unsave": self.unsave,
@@ -383,6 +385,15 @@ class Console:
 
         await self.show_results(await fetch(0), fetch, ephemeral=ephemeral)
 
+    async def recommend(self, o: dict[str, Any]) -> None:
+        service = self.s.recommend
+        pool = await service.pool(self.user_id, o.get("list"))
+
+        async def fetch(page: int) -> ResultPage:
+            return service.render(pool, page=page)
+
+        await self.show_results(await fetch(0), fetch, ephemeral=not o.get("public", False))
+
     async def show_results(
         self, first: ResultPage, fetch: Callable[[int], Awaitable[ResultPage]], *, ephemeral: bool
     ) -> None:
@@ -411,7 +422,7 @@ class Console:
             Control(o.label, _bind(self.show_similar, o.value, ephemeral=True), SIMILAR_PLACEHOLDER)
             for o in options
         ]
-        embeds = E.hits_embeds(page.hits, page.saved_ids)
+        embeds = E.hits_embeds(page.hits, page.saved_ids, page.reasons)
         return Message(result_content(page), embeds, ephemeral=ephemeral, edited=edited, controls=controls)
 
     async def quick_save(self, paper_id: str) -> None:

@@ -14,6 +14,7 @@ from bot.services.answers import AnswerService
 from bot.services.base import Context
 from bot.services.library import LibraryService
 from bot.services.papers import PaperService
+from bot.services.recommend import RecommendService
 from bot.services.search import SearchService
 from bot.services.transfer import TransferService
 from bot.store import DatabaseError, Store, StoreError
@@ -35,6 +36,7 @@ class Services:
     library: LibraryService = field(init=False)
     transfer: TransferService = field(init=False)
     admin: AdminService = field(init=False)
+    recommend: RecommendService = field(init=False)
 
     def __post_init__(self) -> None:
         ctx = self.context
@@ -44,6 +46,7 @@ class Services:
         self.library = LibraryService(ctx)
         self.transfer = TransferService(ctx)
         self.admin = AdminService(ctx)
+        self.recommend = RecommendService(ctx)
 
     async def close(self) -> None:
         """Close the store (once)."""

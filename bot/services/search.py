@@ -7,7 +7,7 @@ the serving index in memory.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from bot.render import truncate
@@ -38,6 +38,8 @@ class ResultPage:
         area, author: The filters applied (``None`` when not).
         saved_ids: Which of this page's papers the user has saved.
         notice: When ``total == 0``: the sentence that says why and what to try.
+        reasons: Per paper id of this page, why it is shown (markdown; /recommend's "because you
+            saved …").
     """
 
     title: str
@@ -50,6 +52,7 @@ class ResultPage:
     author: str | None = None
     saved_ids: frozenset[str] = frozenset()
     notice: str | None = None
+    reasons: dict[str, str] = field(default_factory=dict)
 
 
 def page_count(total: int, per_page: int) -> int:

@@ -129,8 +129,9 @@ def paper_title(paper: Paper) -> str:
     return truncate(paper.title or paper.id, TITLE_LIMIT)
 
 
-def hit_embed(hit: Hit, *, saved: bool = False) -> discord.Embed:
-    """One search result: linked title, snippet, authors, area, id and score."""
+def hit_embed(hit: Hit, *, saved: bool = False, reason: str | None = None) -> discord.Embed:
+    """One search result: linked title, snippet, authors, area, id and score (and, for a
+    recommendation, the saved paper it is like: ``reason``, markdown)."""
     paper = hit.paper
     title = f"{hit.rank}. {paper.title or paper.id}"
     embed = discord.Embed(
@@ -145,6 +146,8 @@ def hit_embed(hit: Hit, *, saved: bool = False) -> discord.Embed:
     embed.add_field(name="Area", value=paper.area or EMPTY, inline=True)
     embed.add_field(name="ID", value=render.code(paper.id), inline=True)
     embed.add_field(name="Score", value=f"{hit.score:.2f}", inline=True)
+    if reason:
+        embed.add_field(name="Because you saved", value=truncate(reason, FIELD_VALUE_LIMIT), inline=False)
     if saved:
         embed.set_footer(text="★ in your saved papers")
     return embed
@@ -159,10 +162,15 @@ def page_header(title: str, query: str, total: int, page: int, pages: int) -> st
 
 
 def hits_embeds(
-    hits: Sequence[Hit], saved_ids: frozenset[str] | set[str] = frozenset()
+    hits: Sequence[Hit],
+    saved_ids: frozenset[str] | set[str] = frozenset(),
+    reasons: dict[str, str] | None = None,
 ) -> list[discord.Embed]:
     """Embeds for a page of hits, fitted to the per-message limits."""
-    return fit_embeds(hit_embed(hit, saved=hit.paper.id in saved_ids) for hit in hits)
+    reasons = reasons or {}
+    return fit_embeds(
+        hit_embed(hit, saved=hit.paper.id in saved_ids, reason=reasons.get(hit.paper.id)) for hit in hits
+    )
 
 
 def search_page(

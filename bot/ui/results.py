@@ -70,7 +70,7 @@ class ResultSource(PageSource):
             result = await self.fetch(index)
         return Page(
             content=result_content(result),
-            embeds=E.hits_embeds(result.hits, result.saved_ids),
+            embeds=E.hits_embeds(result.hits, result.saved_ids, result.reasons),
             page_count=result.pages,
             data=result,
         )
