@@ -210,3 +210,51 @@ def test_every_service_and_cog_has_its_mirrored_test_module(package: str) -> Non
     modules = {p.stem for p in (ROOT / "bot" / package).glob("*.py")} - {"__init__", "base", "registry"}
     tested = {p.stem.removeprefix("test_") for p in (ROOT / "tests" / "bot" / package).glob("test_*.py")}
     assert modules and not modules - tested, f"no tests/bot/{package}/test_<module>.py for {modules - tested}"
+
+
+def _discord_private_names() -> set[str]:
+    """Private attribute names discord.py defines (``self._x`` and cached-slot names in its source)."""
+    import discord
+
+    names: set[str] = set()
+    for source in Path(discord.__file__).parent.rglob("*.py"):
+        text = source.read_text(encoding="utf-8", errors="replace")
+        names.update(re.findall(r"\bself\.(_[a-z]\w*)", text))
+        names.update(re.findall(r"cached_slot_property\('(_\w+)'\)", text))
+    return names
+
+
+# The one private discord.py name the product still uses: the 3-second watchdog swaps an
+# interaction's response object (Interaction._cs_response, the slot behind Interaction.response) so
+# that handlers need not know it deferred. Its canary is in tests/bot/ui/test_deadline.py, and CI runs
+# the suite on the lowest and the newest allowed discord.py. Nothing else may join it.
+KNOWN_PRIVATE_USES = {("bot/ui/deadline.py", "_cs_response")}
+DISCORD_BASES = ("discord.", "app_commands.", "commands.")
+
+
+def test_the_product_reaches_into_no_other_private_discord_name() -> None:
+    """No ``obj._x`` (nor ``self._x`` in a subclass of a discord.py class) that discord.py defines."""
+    private = _discord_private_names()
+    found: set[tuple[str, str]] = set()
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        where = str(path.relative_to(ROOT))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in private:
+                if not (isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}):
+                    found.add((where, node.attr))
+            bases = [ast.unparse(base) for base in getattr(node, "bases", [])]
+            if isinstance(node, ast.ClassDef) and any(b.startswith(DISCORD_BASES) for b in bases):
+                walked = list(ast.walk(node))
+                own = {n.attr for n in walked if type(n) is ast.Attribute and type(n.ctx) is ast.Store}
+                own |= {n.value for n in walked if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+                for n in ast.walk(node):
+                    if (
+                        isinstance(n, ast.Attribute)
+                        and isinstance(n.value, ast.Name)
+                        and n.value.id == "self"
+                        and n.attr in private - own
+                    ):
+                        found.add((where, n.attr))
+    assert found <= KNOWN_PRIVATE_USES, f"private discord.py names used in bot/: {found - KNOWN_PRIVATE_USES}"
+

@@ -38,10 +38,11 @@ MIN_WAIT = 0.25
 class DeadlineResponse(discord.InteractionResponse):  # type: ignore[type-arg]
     """An interaction response that a watchdog may defer; answers after that become followups/edits."""
 
-    __slots__ = ("_lock", "deferred_by_watchdog")
+    __slots__ = ("_lock", "deferred_by_watchdog", "interaction")
 
     def __init__(self, parent: discord.Interaction) -> None:
         super().__init__(parent)
+        self.interaction = parent  # our own reference: InteractionResponse keeps it in a private slot
         self._lock = asyncio.Lock()
         self.deferred_by_watchdog = False
 
@@ -70,7 +71,7 @@ class DeadlineResponse(discord.InteractionResponse):  # type: ignore[type-arg]
         kwargs.pop("delete_after", None)
         if content is not None:
             kwargs["content"] = content
-        return await self._parent.followup.send(wait=True, **kwargs)
+        return await self.interaction.followup.send(wait=True, **kwargs)
 
     async def edit_message(self, **kwargs: Any) -> Any:
         async with self._lock:
@@ -78,7 +79,7 @@ class DeadlineResponse(discord.InteractionResponse):  # type: ignore[type-arg]
                 return await super().edit_message(**kwargs)
         kwargs.pop("delete_after", None)
         kwargs.pop("suppress_embeds", None)
-        return await self._parent.edit_original_response(**kwargs)
+        return await self.interaction.edit_original_response(**kwargs)
 
     async def send_modal(self, modal: discord.ui.Modal, /) -> Any:
         async with self._lock:
