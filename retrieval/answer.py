@@ -62,7 +62,7 @@ DEFAULT_SENTENCES = 3
 #: Most sentences an answer may be asked to quote.
 MAX_SENTENCES = 10
 #: Papers BM25 hands to the sentence-evidence rerank.
-RERANK_DEPTH = 12
+RERANK_DEPTH = 8
 #: Weight of the sentence evidence against the (max-normalised) BM25 score in the rerank.
 EVIDENCE_WEIGHT = 1.0
 #: A runner-up paper supports the answer when its rerank score is at least this share of the best.
