@@ -47,7 +47,6 @@ from retrieval.postings import (
     BM25Params,
     Postings,
     baselines,
-    bm25_impacts,
     idf_like_rank_bm25,
 )
 from retrieval.search import search as _search
@@ -74,7 +73,7 @@ IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 
 #: Version of the on-disk cache layout; part of the fingerprint.
-CACHE_FORMAT = "paperbot-index-6"
+CACHE_FORMAT = "paperbot-index-7"
 CACHE_SUFFIX = ".pbindex"
 _MAGIC = b"PAPERBOT-INDEX\n\0"
 _PREFIX = len(_MAGIC) + 16
@@ -126,13 +125,13 @@ class Index:
         self.idf: FloatArray = core.idf
         self.indptr = core.indptr
         self.post_docs: IntArray = core.post_docs
-        self.post_impact: FloatArray = core.post_impact
         self.baseline: FloatArray = core.baseline
         self.doc_len: IntArray = core.doc_len
         self.doc_area: IntArray = catalogue.doc_area
         self.term_docs = core.term_docs
         self.contains = core.contains
         self.score_terms = core.score_terms
+        self.top = core.top
         self.phrase_docs = core.phrase_docs
         self.postings = core.postings
         self.position = catalogue.position
@@ -335,10 +334,9 @@ def build_index(
     idf = np.asarray(idf_values, dtype=np.float64)
     _report_progress(progress, "index", 2, total_steps)
 
-    dl = lengths[post_docs]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        impact = bm25_impacts(params, tf.astype(np.int64), dl, np.repeat(idf, df), avgdl if avgdl else 1.0)
-    del dl, tf, post_terms
+    tf_dtype = np.uint16 if int(tf.max(initial=0)) < 2**16 else np.uint32
+    post_tf = tf.astype(tf_dtype)
+    del tf, post_terms
     baseline = baselines(params, idf)
     _report_progress(progress, "index", 3, total_steps)
 
@@ -358,7 +356,7 @@ def build_index(
     arrays: dict[str, np.ndarray] = {
         "indptr": indptr,
         "post_docs": post_docs,
-        "post_impact": impact,
+        "post_tf": post_tf,
         "idf": idf,
         "baseline": baseline,
         "doc_len": lengths.astype(np.int32),
@@ -668,7 +666,7 @@ def _validate(a: dict[str, np.ndarray], n_terms: int, n_areas: int) -> None:
     need(len(a["indptr"]) == n_terms + 1 and len(a["pos_indptr"]) == n_terms + 1, "vocabulary size")
     need(len(a["idf"]) == n_terms and len(a["baseline"]) == n_terms, "idf size")
     need(int(a["indptr"][0]) == 0 and int(a["indptr"][-1]) == len(a["post_docs"]), "postings size")
-    need(len(a["post_impact"]) == len(a["post_docs"]), "impacts size")
+    need(len(a["post_tf"]) == len(a["post_docs"]), "frequencies size")
     need(bool(np.all(np.diff(a["indptr"]) >= 0)), "postings order")
     need(len(a["doc_start"]) == n_docs + 1, "document count")
     need(int(a["pos_indptr"][-1]) == len(a["positions"]), "positions size")

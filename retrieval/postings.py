@@ -6,9 +6,11 @@ between threads):
 * ``terms``/``vocab``: term <-> term id, ids in order of first appearance in the corpus (rank-bm25's
   order).
 * postings, CSR by term: ``indptr[t]:indptr[t+1]`` slices ``post_docs`` (int32, ascending doc ids)
-  and ``post_impact`` (float64, that term's BM25 contribution to that doc, computed with exactly
-  rank-bm25's floating-point expression, so summing them in query order reproduces ``get_scores``
-  bit for bit).
+  and ``post_tf`` (the term's frequency in that doc, uint16 unless a count needs more). A term's
+  BM25 contributions are computed when it is queried, with exactly rank-bm25's floating-point
+  expression (the per-doc length normalisation is precomputed with the same operations), so summing
+  them in query order reproduces ``get_scores`` bit for bit. Storing the frequency instead of a
+  float64 impact keeps the postings a third of the size: they are what a serving process pages in.
 * ``baseline[t]``: the contribution of term ``t`` to a doc that does NOT contain it (``idf * delta``
   for BM25Plus, 0 otherwise).
 * phrase positions: think of one stream holding, per doc, the phrase tokens of the title, a gap,
@@ -23,6 +25,7 @@ about queries (:mod:`retrieval.search`).
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -130,27 +133,6 @@ def idf_like_rank_bm25(params: BM25Params, df: Sequence[int], n_docs: int) -> li
     return idf
 
 
-def bm25_impacts(
-    params: BM25Params, tf: npt.NDArray[np.int64], dl: npt.NDArray[np.int64], idf: FloatArray, avgdl: float
-) -> FloatArray:
-    """Per-posting BM25 contributions, with rank-bm25's exact operation order (bit-identical).
-
-    BM25Okapi.get_scores:  idf * (f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avgdl)))
-    BM25L.get_scores:      ctd = f / (1 - b + b * dl / avgdl);
-                           idf * f * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
-    BM25Plus.get_scores:   idf * (delta + (f * (k1 + 1)) / (k1 * (1 - b + b * dl / avgdl) + f))
-    (rank_bm25.py, rank-bm25 0.2.2). ``idf`` here is already expanded per posting.
-    """
-    k1, b = params.k1, params.b
-    if params.variant == "okapi":
-        return idf * (tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)))
-    delta = params.effective_delta
-    if params.variant == "l":
-        ctd = tf / (1 - b + b * dl / avgdl)
-        return idf * tf * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
-    return idf * (delta + (tf * (k1 + 1)) / (k1 * (1 - b + b * dl / avgdl) + tf))
-
-
 def baselines(params: BM25Params, idf: FloatArray) -> FloatArray:
     """What each term adds to a doc WITHOUT it: BM25Plus ``idf * (delta + 0/x)``; 0 for Okapi and
     BM25L (whose expression is multiplied by the term frequency)."""
@@ -166,7 +148,7 @@ def baselines(params: BM25Params, idf: FloatArray) -> FloatArray:
 ARRAYS: dict[str, str] = {
     "indptr": "i",
     "post_docs": "i",
-    "post_impact": "f",
+    "post_tf": "u",
     "idf": "f",
     "baseline": "f",
     "doc_len": "i",
@@ -199,7 +181,7 @@ class Postings:
         self._arrays = {name: arrays[name] for name in ARRAYS}
         self.indptr: npt.NDArray[np.int64] = arrays["indptr"]
         self.post_docs: IntArray = arrays["post_docs"]
-        self.post_impact: FloatArray = arrays["post_impact"]
+        self.post_tf: npt.NDArray[np.unsignedinteger] = arrays["post_tf"]
         self.idf: FloatArray = arrays["idf"]
         self.baseline: FloatArray = arrays["baseline"]
         self.doc_len: IntArray = arrays["doc_len"]
@@ -208,6 +190,13 @@ class Postings:
         self.positions: IntArray = arrays["positions"]
         self.n_docs = len(self.doc_len)
         self.has_baseline = bool(np.any(self.baseline != 0))
+        # Per doc, the length part of rank-bm25's denominator, with its very operations:
+        # Okapi/Plus use k1 * (1 - b + b * dl / avgdl), BM25L uses (1 - b + b * dl / avgdl).
+        k1, b = params.k1, params.b
+        length = 1 - b + b * self.doc_len.astype(np.int64) / (avgdl if avgdl else 1.0)
+        self._norm: FloatArray = length if params.variant == "l" else k1 * length
+        self._norm.flags.writeable = False
+        self._scratch = threading.local()
 
     def __len__(self) -> int:
         return self.n_docs
@@ -222,9 +211,31 @@ class Postings:
         return 0 if tid is None else int(self.indptr[tid + 1] - self.indptr[tid])
 
     def postings(self, term_id: int) -> tuple[IntArray, FloatArray]:
-        """Doc ids (ascending) and impacts of one term."""
-        lo, hi = self.indptr[term_id], self.indptr[term_id + 1]
-        return self.post_docs[lo:hi], self.post_impact[lo:hi]
+        """Doc ids (ascending) and BM25 contributions of one term."""
+        lo, hi = int(self.indptr[term_id]), int(self.indptr[term_id + 1])
+        docs = self.post_docs[lo:hi]
+        return docs, self._impacts(term_id, docs, self.post_tf[lo:hi])
+
+    def _impacts(self, term_id: int, docs: IntArray, tf: np.ndarray) -> FloatArray:
+        """rank-bm25's per-document expression for one term (rank_bm25.py 0.2.2, get_scores):
+
+        BM25Okapi:  idf * (f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avgdl)))
+        BM25L:      ctd = f / (1 - b + b * dl / avgdl);
+                    idf * f * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
+        BM25Plus:   idf * (delta + (f * (k1 + 1)) / (k1 * (1 - b + b * dl / avgdl) + f))
+        """
+        p = self.params
+        idf = self.idf[term_id]
+        norm = self._norm[docs]
+        k1 = p.k1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if p.variant == "okapi":
+                return idf * (tf * (k1 + 1) / (tf + norm))
+            delta = p.effective_delta
+            if p.variant == "l":
+                ctd = tf / norm
+                return idf * tf * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
+            return idf * (delta + (tf * (k1 + 1)) / (norm + tf))
 
     def term_docs(self, term: str) -> IntArray:
         """Doc ids containing a token (empty for an unknown token)."""
@@ -248,9 +259,7 @@ class Postings:
             tid = self.vocab.get(term)
             if tid is None:
                 continue  # rank-bm25 scores an unknown term 0 for every document
-            lo, hi = self.indptr[tid], self.indptr[tid + 1]
-            docs = self.post_docs[lo:hi]
-            impact = self.post_impact[lo:hi]
+            docs, impact = self.postings(tid)
             base = self.baseline[tid]
             if base == 0.0:
                 scores[docs] += impact  # doc ids within one posting list are unique
@@ -293,3 +302,104 @@ class Postings:
             return np.zeros(0, dtype=np.int32)
         docs = np.searchsorted(self.doc_start, starts, side="right") - 1
         return np.unique(docs).astype(np.int32)
+
+    def top(
+        self,
+        terms: Sequence[str],
+        need: int,
+        mask: npt.NDArray[np.bool_] | None = None,
+        words: Sequence[Iterable[str]] | None = None,
+    ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
+        """The ranking kernel: see :func:`retrieval.search.rank` for the rule.
+
+        Work is proportional to the query's postings, never to the corpus: scores and word counts
+        accumulate in per-thread scratch arrays (zero between queries: only the touched slots are
+        reset), the hits are the distinct docs of the postings, and the top ``need`` are selected
+        among them. BM25Plus, whose terms add to every document, takes the dense path.
+
+        Returns:
+            ``(docs, scores, total)``: the top docs in order, their scores by doc, the number of hits.
+        """
+        if words is None:
+            words = [(t,) for t in dict.fromkeys(terms)]
+        if self.has_baseline:
+            return self._top_dense(terms, need, mask, words)
+        scratch = self._scratch
+        if getattr(scratch, "scores", None) is None:
+            scratch.scores = np.zeros(self.n_docs, dtype=np.float64)
+            scratch.counts = np.zeros(self.n_docs, dtype=np.int32)
+        scores, counts = scratch.scores, scratch.counts
+        vocab, indptr = self.vocab, self.indptr
+        distinct: list[IntArray] = []  # each hit once: the docs a word reaches first
+        try:
+            for term in terms:  # query order, repeats included: rank-bm25's summation order
+                tid = vocab.get(term)
+                if tid is None:
+                    continue
+                lo, hi = int(indptr[tid]), int(indptr[tid + 1])
+                docs = self.post_docs[lo:hi]
+                scores[docs] += self._impacts(tid, docs, self.post_tf[lo:hi])  # unique docs per list
+            for word in words:
+                lists = [self.term_docs(t) for t in dict.fromkeys(word)]
+                lists = [d for d in lists if len(d)]
+                if not lists:
+                    continue
+                docs = lists[0] if len(lists) == 1 else np.unique(np.concatenate(lists))
+                distinct.append(docs[counts[docs] == 0])
+                counts[docs] += 1
+            if not distinct:
+                return np.zeros(0, dtype=np.int64), {}, 0
+            every = distinct[0] if len(distinct) == 1 else np.concatenate(distinct)
+            hits = every if mask is None else every[mask[every]]
+            total = len(hits)
+            if need <= 0 or total == 0:
+                return np.zeros(0, dtype=np.int64), {}, total
+            values = scores[hits]
+            if need < total:
+                # argpartition picks arbitrary members of a tie at the cut: keep every doc scoring
+                # at least the cut value, then order them exactly.
+                cut = values[np.argpartition(-values, need - 1)[need - 1]]
+                keep = values >= cut
+                hits, values = hits[keep], values[keep]
+            best = np.lexsort((hits, -counts[hits], -values))[:need]
+            docs_out = hits[best].astype(np.int64)
+            return docs_out, dict(zip(docs_out.tolist(), values[best].tolist(), strict=True)), total
+        finally:
+            for docs in distinct:  # every doc a word reached, once
+                counts[docs] = 0
+                scores[docs] = 0.0
+            covered = {t for word in words for t in word}
+            for term in terms:  # a term no word holds wrote scores the loop above did not clear
+                tid = vocab.get(term) if term not in covered else None
+                if tid is not None:
+                    scores[self.post_docs[int(indptr[tid]) : int(indptr[tid + 1])]] = 0.0
+
+    def _top_dense(
+        self,
+        terms: Sequence[str],
+        need: int,
+        mask: npt.NDArray[np.bool_] | None,
+        words: Sequence[Iterable[str]],
+    ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
+        scores, _ = self.score_terms(terms)
+        counts = np.zeros(self.n_docs, dtype=np.int32)
+        for word in words:
+            lists = [self.term_docs(t) for t in dict.fromkeys(word)]
+            lists = [d for d in lists if len(d)]
+            if lists:
+                counts[lists[0] if len(lists) == 1 else np.unique(np.concatenate(lists))] += 1
+        candidates = counts > 0
+        if mask is not None:
+            candidates &= mask
+        hits = np.flatnonzero(candidates)
+        total = len(hits)
+        if need <= 0 or total == 0:
+            return np.zeros(0, dtype=np.int64), {}, total
+        values = scores[hits]
+        if need < total:
+            cut = values[np.argpartition(-values, need - 1)[need - 1]]
+            keep = values >= cut
+            hits, values = hits[keep], values[keep]
+        best = np.lexsort((hits, -counts[hits], -values))[:need]
+        docs_out = hits[best].astype(np.int64)
+        return docs_out, dict(zip(docs_out.tolist(), values[best].tolist(), strict=True)), total

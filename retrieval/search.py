@@ -44,29 +44,6 @@ def _check_k(k: int, limit: int = MAX_K) -> None:
 # Ranking
 
 
-def _top(
-    scores: npt.NDArray[np.float64],
-    counts: npt.NDArray[np.int32],
-    candidates: npt.NDArray[np.bool_],
-    need: int,
-) -> tuple[npt.NDArray[np.int64], int]:
-    """The best ``need`` candidate docs by (score desc, matched query words desc, corpus order), and
-    the candidate count."""
-    docs = np.flatnonzero(candidates)
-    total = len(docs)
-    if total == 0 or need <= 0:
-        return np.zeros(0, dtype=np.int64), total
-    values = scores[docs]
-    if need < total:
-        # argpartition picks arbitrary members of a tie at the cut; take every doc scoring at least
-        # the cut value, then order them exactly.
-        cut = values[np.argpartition(-values, need - 1)[need - 1]]
-        keep = values >= cut
-        docs, values = docs[keep], values[keep]
-    order = np.lexsort((docs, -counts[docs], -values))[:need]
-    return docs[order], total
-
-
 def match_counts(index: Postings, words: Iterable[Iterable[str]]) -> npt.NDArray[np.int32]:
     """How many of the query ``words`` each paper contains; a word is the set of its index tokens
     (a hyphenated word has several) and counts once when the paper holds any of them."""
@@ -127,8 +104,8 @@ def rank(
     need: int,
     mask: npt.NDArray[np.bool_] | None = None,
     words: Sequence[Iterable[str]] | None = None,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], int]:
-    """Top ``need`` docs for ``terms`` among ``mask``.
+) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
+    """Top ``need`` docs for ``terms`` among ``mask`` (the kernel is :meth:`Postings.top`).
 
     The hit rule: every paper that contains a query term is a hit, whatever its score; no other paper
     is. Scores are rank-bm25's ``get_scores(terms)`` exactly, so a hit may score 0 (BM25Okapi's idf is
@@ -136,22 +113,17 @@ def rank(
     Hits are ordered by score, then by how many query ``words`` they contain, then corpus order.
 
     Args:
-        index: The scoring core (or anything with its ``score_terms``/``term_docs``, e.g. an Index).
+        index: The scoring core (or an Index, which forwards to its core).
         terms: Query tokens, repeats counting twice as in rank-bm25.
         need: How many docs to return.
         mask: Papers allowed (filters), or None for all.
         words: The query words as groups of tokens, for the tie-break (default: each distinct term).
 
     Returns:
-        ``(docs, all_scores, total)``: the top docs, every paper's score, and the number of hits.
+        ``(docs, scores, total)``: the top docs, their scores by doc (``scores[doc]``), and the
+        number of hits.
     """
-    scores, _ = index.score_terms(terms)
-    counts = match_counts(index, words if words is not None else [(t,) for t in dict.fromkeys(terms)])
-    candidates = counts > 0
-    if mask is not None:
-        candidates &= mask
-    docs, total = _top(scores, counts, candidates, need)
-    return docs, scores, total
+    return index.top(terms, need, mask, words)
 
 
 def _matched(index: Postings, doc: int, words: Iterable[QueryWord]) -> tuple[str, ...]:

@@ -304,7 +304,7 @@ def test_a_served_index_is_memory_mapped_and_makes_papers_on_demand(corpus_copy)
     loaded, _ = open_index(corpus_copy)
     for index in (built, loaded):
         arrays = index.arrays()
-        for name in ("post_docs", "post_impact", "paper_text", "positions"):
+        for name in ("post_docs", "post_tf", "paper_text", "positions"):
             base = arrays[name].base
             while base is not None and not isinstance(base, memoryview | mmap.mmap):
                 base = getattr(base, "base", None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 
 from retrieval.errors import EmptyQueryError, UnknownPaperError
@@ -270,3 +271,29 @@ def test_ndcg_and_recall_on_a_hand_computed_case():
     # Only one relevant document: the ideal DCG is 1, whatever k.
     assert ndcg_at_k(["a", "b", "r"], {"r"}, 10) == pytest.approx(0.5)
     assert recall_at_k(ranked, relevant, 2) == 0.5 and recall_at_k(ranked, relevant, 100) == 1.0
+
+
+def test_the_ranking_scratch_is_clean_between_queries(seed_papers):
+    """The kernel accumulates in per-thread scratch arrays: every query must see them zeroed, whatever
+    ran before it (other words, filters, terms no word holds, an exception)."""
+    from retrieval.index import BM25Params, build_index
+    from retrieval.search import rank
+
+    queries = ["sparse autoencoders", "offline reinforcement learning", "language model language model",
+               "flow-matching policies", "bounds"]  # fmt: skip
+    fresh = {}
+    for q in queries:
+        index = build_index(seed_papers, BM25Params())
+        fresh[q] = rank(index, tokenize(q), 10)
+    shared = build_index(seed_papers, BM25Params())
+    mask = np.zeros(len(shared), dtype=np.bool_)
+    mask[::2] = True
+    for q in queries * 2:
+        rank(shared, tokenize(q), 3, mask)
+        with pytest.raises(IndexError):
+            rank(shared, tokenize(q), 10, np.zeros(1, dtype=np.bool_))
+        rank(shared, tokenize(q) + ["model"], 10, None, [["sparse"]])  # "model" is held by no word
+        docs, scores, total = rank(shared, tokenize(q), 10)
+        want_docs, want_scores, want_total = fresh[q]
+        assert docs.tolist() == want_docs.tolist() and total == want_total
+        assert [scores[d] for d in docs.tolist()] == [want_scores[d] for d in want_docs.tolist()]
