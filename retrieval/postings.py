@@ -315,15 +315,14 @@ class Postings:
         Work is proportional to the query's postings, never to the corpus: scores and word counts
         accumulate in per-thread scratch arrays (zero between queries: only the touched slots are
         reset), the hits are the distinct docs of the postings, and the top ``need`` are selected
-        among them. BM25Plus, whose terms add to every document, takes the dense path.
+        among them. BM25Plus's baseline (what a term adds to a doc without it) is added to the hits
+        only: no other doc can be returned.
 
         Returns:
             ``(docs, scores, total)``: the top docs in order, their scores by doc, the number of hits.
         """
         if words is None:
             words = [(t,) for t in dict.fromkeys(terms)]
-        if self.has_baseline:
-            return self._top_dense(terms, need, mask, words)
         scratch = self._scratch
         if getattr(scratch, "scores", None) is None:
             scratch.scores = np.zeros(self.n_docs, dtype=np.float64)
@@ -332,13 +331,6 @@ class Postings:
         vocab, indptr = self.vocab, self.indptr
         distinct: list[IntArray] = []  # each hit once: the docs a word reaches first
         try:
-            for term in terms:  # query order, repeats included: rank-bm25's summation order
-                tid = vocab.get(term)
-                if tid is None:
-                    continue
-                lo, hi = int(indptr[tid]), int(indptr[tid + 1])
-                docs = self.post_docs[lo:hi]
-                scores[docs] += self._impacts(tid, docs, self.post_tf[lo:hi])  # unique docs per list
             for word in words:
                 lists = [self.term_docs(t) for t in dict.fromkeys(word)]
                 lists = [d for d in lists if len(d)]
@@ -350,6 +342,23 @@ class Postings:
             if not distinct:
                 return np.zeros(0, dtype=np.int64), {}, 0
             every = distinct[0] if len(distinct) == 1 else np.concatenate(distinct)
+            baseline = self.baseline
+            for term in terms:  # query order, repeats included: rank-bm25's summation order
+                tid = vocab.get(term)
+                if tid is None:
+                    continue
+                lo, hi = int(indptr[tid]), int(indptr[tid + 1])
+                docs = self.post_docs[lo:hi]
+                impact = self._impacts(tid, docs, self.post_tf[lo:hi])
+                base = baseline[tid]
+                if base == 0.0:
+                    scores[docs] += impact  # doc ids within one posting list are unique
+                else:
+                    # BM25Plus: a hit without the term gets its baseline; the same operation order
+                    # as rank-bm25 (each doc: old + its own contribution), over the hits only.
+                    inside = scores[docs] + impact
+                    scores[every] += base
+                    scores[docs] = inside
             hits = every if mask is None else every[mask[every]]
             total = len(hits)
             if need <= 0 or total == 0:
@@ -373,33 +382,3 @@ class Postings:
                 tid = vocab.get(term) if term not in covered else None
                 if tid is not None:
                     scores[self.post_docs[int(indptr[tid]) : int(indptr[tid + 1])]] = 0.0
-
-    def _top_dense(
-        self,
-        terms: Sequence[str],
-        need: int,
-        mask: npt.NDArray[np.bool_] | None,
-        words: Sequence[Iterable[str]],
-    ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
-        scores, _ = self.score_terms(terms)
-        counts = np.zeros(self.n_docs, dtype=np.int32)
-        for word in words:
-            lists = [self.term_docs(t) for t in dict.fromkeys(word)]
-            lists = [d for d in lists if len(d)]
-            if lists:
-                counts[lists[0] if len(lists) == 1 else np.unique(np.concatenate(lists))] += 1
-        candidates = counts > 0
-        if mask is not None:
-            candidates &= mask
-        hits = np.flatnonzero(candidates)
-        total = len(hits)
-        if need <= 0 or total == 0:
-            return np.zeros(0, dtype=np.int64), {}, total
-        values = scores[hits]
-        if need < total:
-            cut = values[np.argpartition(-values, need - 1)[need - 1]]
-            keep = values >= cut
-            hits, values = hits[keep], values[keep]
-        best = np.lexsort((hits, -counts[hits], -values))[:need]
-        docs_out = hits[best].astype(np.int64)
-        return docs_out, dict(zip(docs_out.tolist(), values[best].tolist(), strict=True)), total

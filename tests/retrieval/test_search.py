@@ -273,7 +273,8 @@ def test_ndcg_and_recall_on_a_hand_computed_case():
     assert recall_at_k(ranked, relevant, 2) == 0.5 and recall_at_k(ranked, relevant, 100) == 1.0
 
 
-def test_the_ranking_scratch_is_clean_between_queries(seed_papers):
+@pytest.mark.parametrize("variant", ["okapi", "plus"])
+def test_the_ranking_scratch_is_clean_between_queries(seed_papers, variant):
     """The kernel accumulates in per-thread scratch arrays: every query must see them zeroed, whatever
     ran before it (other words, filters, terms no word holds, an exception)."""
     from retrieval.index import BM25Params, build_index
@@ -283,9 +284,9 @@ def test_the_ranking_scratch_is_clean_between_queries(seed_papers):
                "flow-matching policies", "bounds"]  # fmt: skip
     fresh = {}
     for q in queries:
-        index = build_index(seed_papers, BM25Params())
+        index = build_index(seed_papers, BM25Params(variant=variant))
         fresh[q] = rank(index, tokenize(q), 10)
-    shared = build_index(seed_papers, BM25Params())
+    shared = build_index(seed_papers, BM25Params(variant=variant))
     mask = np.zeros(len(shared), dtype=np.bool_)
     mask[::2] = True
     for q in queries * 2:
