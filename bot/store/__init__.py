@@ -31,6 +31,7 @@ from bot.store.errors import (
     SavedLimitError,
     StoreError,
 )
+from bot.store.postgres import PostgresStore
 from bot.store.records import (
     DEFAULT_LIST,
     LIST_NAME_MAX,
@@ -85,6 +86,7 @@ __all__ = [
     "NotSavedError",
     "PaperSnapshot",
     "ReconcileResult",
+    "PostgresStore",
     "SQLiteStore",
     "SaveResult",
     "SavedItem",

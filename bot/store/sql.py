@@ -117,7 +117,8 @@ class Tx(Protocol):
         ...
 
     async def lock_papers(self, paper_ids: Iterable[str]) -> None:
-        """Serialise writers of these shared snapshots (no-op where the database lock already does)."""
+        """Serialise writers of these shared snapshots, and wait for a running reconcile to finish
+        (no-op where the database's one write lock already does both)."""
         ...
 
 
@@ -355,9 +356,10 @@ class SqlStore(Store):
 
         async def op(tx: Tx) -> SaveResult:
             list_id, display, list_created = await self._get_or_create_list(tx, uid, name)
+            await tx.lock_papers([paper.id])
+            # Read after the lock: a reconcile running meanwhile has committed (and set the ids) by now.
             in_corpus = self._corpus_ids is None or paper.id in self._corpus_ids
             moment = now()
-            await tx.lock_papers([paper.id])
             await tx.execute(SNAPSHOT_UPSERT, *snapshot, moment, moment, int(in_corpus))
             created = (
                 await tx.execute(

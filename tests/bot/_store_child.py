@@ -1,8 +1,9 @@
 """Child process of the SIGKILL test: saves papers forever, reporting each one once it is committed.
 
-Usage: ``python tests/bot/_store_child.py DB_PATH START``. Prints ``ready`` once the store is open,
-then ``<user_id> <paper_id>`` per save, only after ``save_paper`` returned (the commit is done).
-The parent kills it with SIGKILL at an arbitrary moment and checks every reported save survived.
+Usage: ``python tests/bot/_store_child.py TARGET START [COUNT]`` (TARGET: a SQLite path or a
+PostgreSQL URL). Prints ``ready`` once the store is open, then ``<user_id> <paper_id>`` per save, only
+after ``save_paper`` returned (the commit is done); with COUNT it stops after that many saves, 50 at a
+time. The parent kills it with SIGKILL at an arbitrary moment and checks every reported save survived.
 """
 
 from __future__ import annotations
@@ -18,9 +19,25 @@ from bot.store import Store  # noqa: E402
 from retrieval.models import Paper  # noqa: E402
 
 
-async def main(path: str, start: int) -> None:
+def make(i: int) -> tuple[int, Paper]:
+    paper = Paper(f"k{i:07d}", f"Title {i}", ("Ada Lovelace",), False, "Area", "Abstract text. " * 30)
+    return 1000 + i % 7, paper
+
+
+async def main(path: str, start: int, count: int | None) -> None:
     store = await Store.open(path, max_saved_per_user=10_000_000)
     print("ready", flush=True)
+    if count is not None:  # 50 concurrent saves at a time, then a clean exit
+
+        async def one(i: int) -> None:
+            user_id, paper = make(i)
+            await store.save_paper(user_id, paper, list_name=f"list {i % 3}", note=f"note {i}")
+            print(user_id, paper.id, flush=True)
+
+        for batch in range(start, start + count, 50):
+            await asyncio.gather(*(one(i) for i in range(batch, min(batch + 50, start + count))))
+        await store.close()
+        return
     i = start
     while True:
         paper_id = f"k{i:07d}"
@@ -32,4 +49,4 @@ async def main(path: str, start: int) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+    asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None))

@@ -57,8 +57,9 @@ def paper(i: int | str, **changes: object) -> Paper:
 
 
 @pytest.fixture
-async def store(tmp_path: Path):
-    s = await Store.open(tmp_path / "data" / "saved.db")
+async def store(store_target):
+    """One store per backend (SQLite file, PostgreSQL database): the behaviour must be the same."""
+    s = await Store.open(store_target)
     yield s
     await s.close()
 
@@ -90,8 +91,8 @@ async def test_open_creates_folder_wal_schema(tmp_path: Path) -> None:
         raw.close()
 
 
-async def test_close_is_idempotent_and_blocks_later_calls(tmp_path: Path) -> None:
-    s = await Store.open(tmp_path / "s.db")
+async def test_close_is_idempotent_and_blocks_later_calls(store_target) -> None:
+    s = await Store.open(store_target)
     await s.close()
     await s.close()
     with pytest.raises(DatabaseError, match="closed"):
@@ -166,7 +167,9 @@ async def test_default_list_reads_empty_but_named_list_must_exist(store: Store) 
     assert await store.list_lists(ALICE) == []
 
 
-async def test_paging_uses_the_index(store: Store) -> None:
+async def test_paging_uses_the_index(tmp_path: Path) -> None:
+    async with await Store.open(tmp_path / "s.db") as store:
+        pass
     raw = sqlite3.connect(store.path)
     try:
         plan = " ".join(
@@ -220,8 +223,8 @@ async def test_valid_list_names(store: Store, name: str) -> None:
     assert await store.create_list(ALICE, name) == normalize_list_name(name)
 
 
-async def test_list_cap(tmp_path: Path) -> None:
-    async with await Store.open(tmp_path / "s.db", max_lists_per_user=3) as s:
+async def test_list_cap(store_target) -> None:
+    async with await Store.open(store_target, max_lists_per_user=3) as s:
         for name in ("a", "b", "c"):
             await s.create_list(ALICE, name)
         with pytest.raises(ListLimitError, match="3"):
@@ -265,8 +268,8 @@ async def test_delete_list_returns_items_and_prunes_snapshots(store: Store) -> N
 # -------------------------------------------------------------------------------- caps & notes
 
 
-async def test_saved_cap(tmp_path: Path) -> None:
-    async with await Store.open(tmp_path / "s.db", max_saved_per_user=3) as s:
+async def test_saved_cap(store_target) -> None:
+    async with await Store.open(store_target, max_saved_per_user=3) as s:
         for i in range(3):
             await s.save_paper(ALICE, paper(i))
         with pytest.raises(SavedLimitError, match="3"):
@@ -403,13 +406,8 @@ async def test_reconcile_tracks_first_and_last_seen(store: Store) -> None:
     await store.save_paper(ALICE, paper(1))
     await store.reconcile([paper(1)])
     await store.reconcile([])
-    raw = sqlite3.connect(store.path)
-    try:
-        first, last, flag = raw.execute(
-            "SELECT first_seen, last_seen, in_corpus FROM papers WHERE paper_id = 'p0001'"
-        ).fetchone()
-    finally:
-        raw.close()
+    [row] = (await store.dump())["papers"]
+    first, last, flag = row[7], row[8], row[9]
     assert first <= last and flag == 0
 
 
@@ -548,8 +546,8 @@ async def test_import_rejects_bad_documents(store: Store, data: str, match: str)
     assert await store.list_lists(ALICE) == []
 
 
-async def test_import_caps_are_all_or_nothing(tmp_path: Path) -> None:
-    async with await Store.open(tmp_path / "s.db", max_saved_per_user=5, max_lists_per_user=2) as s:
+async def test_import_caps_are_all_or_nothing(store_target) -> None:
+    async with await Store.open(store_target, max_saved_per_user=5, max_lists_per_user=2) as s:
         items = [{"id": f"q{i}", "title": f"T{i}"} for i in range(6)]
         with pytest.raises(SavedLimitError, match="nothing was imported"):
             await export.import_file(s, ALICE, json.dumps(items))

@@ -43,7 +43,7 @@ async def all_rows(store: Store, user_ids: range | list[int]) -> set[tuple[int, 
     return rows
 
 
-async def test_200_concurrent_saves_from_50_users_one_store(tmp_path: Path) -> None:
+async def test_200_concurrent_saves_from_50_users_one_store(store_target) -> None:
     users = range(1, 51)
     expected: set[tuple[int, str, str]] = set()
     calls = []
@@ -52,7 +52,7 @@ async def test_200_concurrent_saves_from_50_users_one_store(tmp_path: Path) -> N
         list_name = DEFAULT_LIST if n % 3 else "second"
         expected.add((uid, list_name, paper(n).id))
         calls.append((uid, paper(n), None if n % 3 else "second"))
-    async with await Store.open(tmp_path / "s.db") as store:
+    async with await Store.open(store_target) as store:
         results = await asyncio.gather(*(store.save_paper(u, p, lst, note=f"n{p.id}") for u, p, lst in calls))
         assert all(r.created for r in results)
         # The same 200 again, concurrently: idempotent, nothing duplicated.
@@ -64,8 +64,8 @@ async def test_200_concurrent_saves_from_50_users_one_store(tmp_path: Path) -> N
         assert await store.integrity_check() == "ok"
 
 
-async def test_two_stores_on_one_file_save_concurrently(tmp_path: Path) -> None:
-    path = tmp_path / "shared.db"
+async def test_two_stores_on_one_file_save_concurrently(store_target) -> None:
+    path = store_target
     first, second = await asyncio.gather(Store.open(path), Store.open(path))
     try:
         jobs = []
@@ -83,8 +83,8 @@ async def test_two_stores_on_one_file_save_concurrently(tmp_path: Path) -> None:
         await second.close()
 
 
-async def test_cap_holds_under_concurrency(tmp_path: Path) -> None:
-    async with await Store.open(tmp_path / "s.db", max_saved_per_user=10) as store:
+async def test_cap_holds_under_concurrency(store_target) -> None:
+    async with await Store.open(store_target, max_saved_per_user=10) as store:
         results = await asyncio.gather(
             *(store.save_paper(7, paper(n)) for n in range(25)), return_exceptions=True
         )
@@ -92,8 +92,8 @@ async def test_cap_holds_under_concurrency(tmp_path: Path) -> None:
         assert len(await store.saved_ids(7)) == 10
 
 
-async def test_concurrent_create_of_one_name_creates_one_list(tmp_path: Path) -> None:
-    async with await Store.open(tmp_path / "s.db") as store:
+async def test_concurrent_create_of_one_name_creates_one_list(store_target) -> None:
+    async with await Store.open(store_target) as store:
         names = ["Shared", "shared", "SHARED", " shared "] * 5
         results = await asyncio.gather(*(store.create_list(3, n) for n in names), return_exceptions=True)
         assert sum(1 for r in results if isinstance(r, str)) == 1
@@ -101,7 +101,7 @@ async def test_concurrent_create_of_one_name_creates_one_list(tmp_path: Path) ->
         assert len(await store.list_lists(3)) == 1
 
 
-async def test_saves_interleaved_with_reconcile(tmp_path: Path) -> None:
+async def test_saves_interleaved_with_reconcile(store_target) -> None:
     """Corpus versions drop and re-add papers while users keep saving: nothing is lost and the
     in-corpus flags end up matching the corpus of the reconcile that ran last."""
     papers = [paper(n) for n in range(60)]
@@ -117,7 +117,7 @@ async def test_saves_interleaved_with_reconcile(tmp_path: Path) -> None:
         await store.reconcile(corpora[name])
         order.append(name)  # runs before any other task: no await between the commit and here
 
-    async with await Store.open(tmp_path / "s.db") as store:
+    async with await Store.open(store_target) as store:
         await store.reconcile(papers)
         jobs = []
         for n, p in enumerate(papers):
@@ -145,9 +145,37 @@ async def test_saves_interleaved_with_reconcile(tmp_path: Path) -> None:
         assert sorted(final.returned) == sorted(p.id for p in papers if p.id not in last)
 
 
+def test_two_processes_on_one_database_save_exactly(store_target) -> None:
+    """Two processes, 50 users each (the same users), saving at once into one database: every row
+    arrives once, nothing more."""
+    env = {**os.environ, "PYTHONPATH": str(CHILD.parents[2])}
+    children = [
+        subprocess.Popen(
+            [sys.executable, str(CHILD), str(store_target), str(start), "200"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        for start in (0, 1_000_000)
+    ]
+    for child in children:
+        out, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err
+        assert out.splitlines()[0] == "ready" and len(out.splitlines()) == 201
+
+    async def check() -> None:
+        async with await Store.open(store_target) as store:
+            stats = await store.stats()
+            assert (stats.saved_items, stats.snapshots) == (400, 400)
+            for uid in range(1000, 1007):
+                expected = {f"k{i:07d}" for start in (0, 1_000_000) for i in range(start, start + 200)
+                            if 1000 + i % 7 == uid}
+                assert await store.saved_ids(uid) == expected
+
+    asyncio.run(check())
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
-def test_sigkill_mid_stream_loses_no_committed_save(tmp_path: Path) -> None:
-    path = tmp_path / "killed.db"
+def test_sigkill_mid_stream_loses_no_committed_save(store_target) -> None:
+    path = store_target
     env = {**os.environ, "PYTHONPATH": str(CHILD.parents[2])}
     reported: list[tuple[int, str]] = []
     for round_number in range(3):  # kill it three times, each time resuming on the same file
@@ -174,11 +202,12 @@ def test_sigkill_mid_stream_loses_no_committed_save(tmp_path: Path) -> None:
         reported += [(int(line.split()[0]), line.split()[1]) for line in rest.splitlines() if line.strip()]
 
     assert len(reported) >= 600
-    raw = sqlite3.connect(path)
-    try:
-        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    finally:
-        raw.close()
+    if isinstance(path, Path):
+        raw = sqlite3.connect(path)
+        try:
+            assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        finally:
+            raw.close()
 
     async def check() -> None:
         async with await Store.open(path) as store:
@@ -192,9 +221,9 @@ def test_sigkill_mid_stream_loses_no_committed_save(tmp_path: Path) -> None:
     asyncio.run(check())
 
 
-async def test_cancelled_operations_leave_the_store_usable(tmp_path: Path) -> None:
+async def test_cancelled_operations_leave_the_store_usable(store_target) -> None:
     """Cancel saves at every possible await point: later calls work and no stray transaction stays."""
-    async with await Store.open(tmp_path / "s.db") as store:
+    async with await Store.open(store_target) as store:
         for steps in range(15):
             task = asyncio.create_task(store.save_paper(5, paper(steps), note="x"))
             for _ in range(steps):

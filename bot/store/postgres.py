@@ -1,0 +1,344 @@
+"""The server driver: PostgreSQL through an asyncpg pool (:class:`PostgresStore`), for ``DATABASE_URL``.
+
+Why asyncpg: it is the maintained asyncio driver for PostgreSQL (binary protocol, prepared-statement
+cache, a connection pool that replaces broken connections), so paperbot needs no ORM and no thread
+pool; the store's portable SQL runs on it once ``?`` placeholders are numbered ``$1, $2…``.
+
+Design notes (the *why*):
+
+* **Per-user advisory locks.** Every write takes ``pg_advisory_xact_lock(user_id)`` first: a user's
+  read-modify-write (cap check, then insert; a list name, then create) is serialised exactly as
+  SQLite's one writer does, while different users write in parallel from any number of processes.
+  Shared snapshots a write touches are locked by paper (two-key advisory locks, a separate key
+  space); a reconcile locks the ``papers`` table against writers.
+* **Durable commits.** PostgreSQL acknowledges a commit once its WAL is flushed (``synchronous_commit``
+  on, the server default), so a save the user was told about survives a crash of either side.
+* **Migrations once.** ``bot/store/migrations/postgres/NNNN_*.sql`` run under a session advisory lock
+  and are recorded in ``schema_migrations``: processes starting together migrate once.
+* **The server may go away.** A lost connection is retried on a fresh one (the pool reconnects by
+  itself); if the server stays away, users read "The database is unavailable, try again in a moment."
+  A commit whose answer was lost is never replayed (it may have happened).
+* **Start-up errors are one line** naming the URL with its password masked, and the cause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
+
+import asyncpg
+
+from bot.settings import mask_url
+from bot.store.errors import DatabaseError, DatabaseUnavailableError
+from bot.store.migrations import load as load_migrations
+from bot.store.sql import SqlStore, Tx
+
+log = logging.getLogger("bot.store")
+
+T = TypeVar("T")
+
+#: Numbered migrations (``bot/store/migrations/postgres/``), recorded in ``schema_migrations``.
+MIGRATIONS = load_migrations("postgres")
+SCHEMA_VERSION = len(MIGRATIONS)
+#: Key of the session advisory lock migrations run under ("papr", 1).
+MIGRATION_LOCK = (0x70617072, 1)
+#: First key of the per-paper advisory locks (the second is ``hashtext(paper_id)``).
+PAPER_LOCK = 0x70617073
+#: Pool size per process: a few connections serve 50 concurrent users (each call is one short
+#: transaction); several processes share the server's ``max_connections``.
+POOL_MIN, POOL_MAX = 1, 10
+#: Seconds to wait for a connection (at start and from the pool) before calling the server unavailable.
+CONNECT_TIMEOUT = 10.0
+#: Transient failures (a dropped connection, a deadlock between two users' snapshots) are retried.
+RETRIES = 4
+_BACKOFF = (0.05, 0.2, 0.5, 1.0)
+
+#: Errors that mean the server cannot be reached right now.
+UNAVAILABLE: tuple[type[BaseException], ...] = (
+    OSError,
+    asyncio.TimeoutError,
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.CrashShutdownError,
+    asyncpg.exceptions.TooManyConnectionsError,
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+    asyncpg.InterfaceError,
+)
+#: Errors after which the same transaction, run again, may well succeed.
+_RETRY_SAME = (asyncpg.exceptions.SerializationError, asyncpg.exceptions.DeadlockDetectedError)
+
+
+@lru_cache(maxsize=512)
+def numbered(sql: str) -> str:
+    """``?`` placeholders as ``$1, $2…`` (the store's SQL has no ``?`` inside literals)."""
+    counter = iter(range(1, 10_000))
+    return re.sub(r"\?", lambda _: f"${next(counter)}", sql)
+
+
+def _status_count(status: str) -> int:
+    """Rows changed, from a command status such as ``INSERT 0 1`` or ``UPDATE 3``."""
+    tail = status.rsplit(" ", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _password(url: str) -> str | None:
+    try:
+        secret = urlsplit(url).password
+    except ValueError:
+        return None
+    return unquote(secret) if secret else None
+
+
+def describe_error(exc: BaseException, url: str) -> str:
+    """An operator's words for why the server at ``url`` cannot be used (never the password)."""
+    if isinstance(exc, asyncpg.exceptions.InvalidPasswordError):
+        cause = f"the server refused the password ({exc})"
+    elif isinstance(exc, asyncpg.exceptions.InvalidAuthorizationSpecificationError):
+        cause = f"the server refused the login ({exc})"
+    elif isinstance(exc, asyncpg.exceptions.InvalidCatalogNameError):
+        cause = f"no such database ({exc})"
+    elif isinstance(exc, ConnectionRefusedError):
+        cause = "connection refused: is the server running and listening there?"
+    elif isinstance(exc, asyncio.TimeoutError):
+        cause = f"no answer within {CONNECT_TIMEOUT:.0f} s"
+    elif isinstance(exc, OSError):
+        cause = f"cannot reach the server ({exc.strerror or exc})"
+    elif isinstance(exc, ValueError | asyncpg.exceptions.ClientConfigurationError):
+        cause = f"not a usable PostgreSQL URL ({exc})"
+    else:
+        cause = f"{type(exc).__name__}: {exc}"
+    secret = _password(url)
+    return cause.replace(secret, "***") if secret else cause
+
+
+class _PgTx:
+    """:class:`~bot.store.sql.Tx` over one pooled asyncpg connection inside a transaction."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+
+    async def fetch(self, sql: str, *args: Any) -> list[Sequence[Any]]:
+        return list(await self.conn.fetch(numbered(sql), *args))
+
+    async def fetchrow(self, sql: str, *args: Any) -> Sequence[Any] | None:
+        return await self.conn.fetchrow(numbered(sql), *args)
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        return await self.conn.fetchval(numbered(sql), *args)
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        return _status_count(await self.conn.execute(numbered(sql), *args))
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        rows = list(rows)
+        if rows:
+            await self.conn.executemany(numbered(sql), rows)
+
+    async def lock_papers(self, paper_ids: Iterable[str]) -> None:
+        ids = sorted(set(paper_ids))
+        # Writers of snapshots share this mode; a reconcile's SHARE ROW EXCLUSIVE waits for them all
+        # and they for it, so a save decides "in the corpus?" against the corpus that was reconciled.
+        await self.conn.execute("LOCK TABLE papers IN ROW EXCLUSIVE MODE")
+        if ids:  # in hash order, so two writers of overlapping sets cannot wait on each other
+            await self.conn.execute(
+                "SELECT pg_advisory_xact_lock($1::int, h) FROM "
+                "(SELECT DISTINCT hashtext(x) AS h FROM unnest($2::text[]) AS x ORDER BY h) AS t",
+                PAPER_LOCK,
+                ids,
+            )
+
+
+class PostgresStore(SqlStore):
+    """Per-user saved-paper lists in a PostgreSQL database. Open with ``await Store.open(url)``."""
+
+    def __init__(
+        self, pool: asyncpg.Pool, url: str, *, max_saved_per_user: int, max_lists_per_user: int
+    ) -> None:
+        super().__init__(
+            mask_url(url), max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
+        )
+        self._pool: asyncpg.Pool | None = pool
+        self._url = url
+
+    @classmethod
+    def accepts(cls, target: str | Path) -> bool:
+        return isinstance(target, str) and target.split("://", 1)[0].lower() in {"postgresql", "postgres"}
+
+    @classmethod
+    async def connect(
+        cls, target: str | Path, *, max_saved_per_user: int, max_lists_per_user: int
+    ) -> PostgresStore:
+        """Connect, migrate (once, under an advisory lock) and check the server accepts writes."""
+        url = str(target)
+        masked = mask_url(url)
+        try:
+            pool = await asyncpg.create_pool(
+                url,
+                min_size=POOL_MIN,
+                max_size=POOL_MAX,
+                timeout=CONNECT_TIMEOUT,
+                command_timeout=60,
+                max_inactive_connection_lifetime=300,
+            )
+        except (*UNAVAILABLE, ValueError, asyncpg.PostgresError) as exc:
+            cause = describe_error(exc, url)
+            raise DatabaseError(
+                f"Cannot open the database {masked}: {cause}.", target=masked, cause=cause
+            ) from None
+        try:
+            version = await cls._migrate(pool, url)
+        except BaseException:
+            pool.terminate()
+            raise
+        log.info("saved-papers store %s open (schema %d)", masked, version)
+        return cls(pool, url, max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user)
+
+    @staticmethod
+    async def _migrate(pool: asyncpg.Pool, url: str) -> int:
+        masked = mask_url(url)
+
+        def refuse(cause: str) -> DatabaseError:
+            return DatabaseError(f"Cannot open the database {masked}: {cause}.", target=masked, cause=cause)
+
+        try:
+            async with pool.acquire() as conn:
+                if await conn.fetchval("SELECT pg_is_in_recovery()") or (
+                    await conn.fetchval("SHOW default_transaction_read_only") == "on"
+                ):
+                    raise refuse("the server is read-only (a standby, or default_transaction_read_only)")
+                await conn.execute("SELECT pg_advisory_lock($1, $2)", *MIGRATION_LOCK)
+                try:
+                    await conn.execute(
+                        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+                        "name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+                    )
+                    version = int(
+                        await conn.fetchval("SELECT coalesce(max(version), 0) FROM schema_migrations")
+                    )
+                    if version > SCHEMA_VERSION:
+                        raise refuse(
+                            f"written by a newer paperbot (schema {version} > {SCHEMA_VERSION}); "
+                            "upgrade paperbot or use another database"
+                        )
+                    for step in MIGRATIONS[version:]:
+                        async with conn.transaction():
+                            for statement in step.statements:
+                                await conn.execute(statement)
+                            await conn.execute(
+                                "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                                step.version,
+                                step.name,
+                            )
+                        log.info(
+                            "%s: migrated schema %d -> %d (%s)",
+                            masked,
+                            step.version - 1,
+                            step.version,
+                            step.name,
+                        )
+                        version = step.version
+                finally:
+                    await conn.execute("SELECT pg_advisory_unlock($1, $2)", *MIGRATION_LOCK)
+        except DatabaseError:
+            raise
+        except (*UNAVAILABLE, asyncpg.PostgresError) as exc:
+            raise refuse(describe_error(exc, url)) from None
+        return version
+
+    async def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        try:
+            await asyncio.wait_for(pool.close(), timeout=10)
+        except (TimeoutError, *UNAVAILABLE):
+            pool.terminate()
+        log.info("saved-papers store %s closed", self.target)
+
+    async def _run(
+        self,
+        op: Callable[[Tx], Awaitable[T]],
+        *,
+        write: bool,
+        user: int | None = None,
+        exclusive: bool = False,
+    ) -> T:
+        """One transaction on a pooled connection; transient failures are retried on a fresh one."""
+        pool = self._pool
+        if pool is None:
+            raise DatabaseError("The saved-papers store is closed.", target=self.target)
+        for attempt in range(RETRIES + 1):
+            committing = False
+            try:
+                async with pool.acquire(timeout=CONNECT_TIMEOUT) as conn:
+                    tx = conn.transaction(
+                        isolation="read_committed" if write else "repeatable_read", readonly=not write
+                    )
+                    await tx.start()
+                    try:
+                        if exclusive:
+                            await conn.execute("LOCK TABLE papers IN SHARE ROW EXCLUSIVE MODE")
+                        elif write and user is not None:
+                            await conn.execute("SELECT pg_advisory_xact_lock($1::bigint)", user)
+                        result = await op(_PgTx(conn))
+                    except BaseException:
+                        if not conn.is_closed():
+                            await tx.rollback()
+                        raise
+                    committing = True
+                    await tx.commit()
+                    return result
+            except _RETRY_SAME as exc:
+                if attempt == RETRIES:
+                    raise DatabaseError(
+                        "The database is busy; please try again in a moment.",
+                        target=self.target,
+                        cause=str(exc),
+                    ) from exc
+                log.debug("%s: %s; retrying", self.target, exc)
+            except UNAVAILABLE as exc:
+                if committing or attempt == RETRIES:
+                    log.warning(
+                        "%s: the database is unavailable: %s", self.target, describe_error(exc, self._url)
+                    )
+                    raise DatabaseUnavailableError(
+                        target=self.target, cause=describe_error(exc, self._url)
+                    ) from exc
+                log.info("%s: connection lost (%s); retrying on a fresh one", self.target, type(exc).__name__)
+            except asyncpg.exceptions.ReadOnlySQLTransactionError as exc:
+                raise DatabaseError(
+                    "The database cannot be written right now; please tell the bot's owner.",
+                    target=self.target,
+                    cause="the server is read-only",
+                ) from exc
+            except asyncpg.exceptions.DiskFullError as exc:
+                raise DatabaseError(
+                    "The database cannot be written right now; please tell the bot's owner.",
+                    target=self.target,
+                    cause="the server's disk is full",
+                ) from exc
+            await asyncio.sleep(_BACKOFF[min(attempt, len(_BACKOFF) - 1)])
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def integrity_check(self) -> str:
+        """PostgreSQL guards its own pages; this checks the rows the schema cannot (orphans)."""
+
+        async def op(tx: Tx) -> str:
+            orphans = int(
+                await tx.fetchval(
+                    "SELECT count(*) FROM saved AS s WHERE NOT EXISTS "
+                    "(SELECT 1 FROM lists AS l WHERE l.id = s.list_id AND l.user_id = s.user_id)"
+                )
+            )
+            return "ok" if orphans == 0 else f"{orphans} saved rows belong to no list of their user"
+
+        return await self._run(op, write=False)

@@ -1,0 +1,190 @@
+"""A real PostgreSQL server for the tests, and the CI rule that its tests may not be skipped.
+
+``postgres_server`` (session): ``PAPERBOT_TEST_POSTGRES_URL`` when set (a server you run; it must allow
+``CREATE DATABASE``); otherwise a throwaway cluster started here from the Debian binaries
+(``/usr/lib/postgresql/*/bin``: ``initdb`` and ``pg_ctl`` run as the ``postgres`` user when the tests
+run as root), on 127.0.0.1 at a free port, in a temporary folder, with password authentication.
+Without either, PostgreSQL tests skip with the reason; under ``CI=true`` such a skip fails the run.
+
+``postgres_url`` (function): a fresh, empty database on that server for one test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+SKIP_REASON = (
+    "PostgreSQL is not available: set PAPERBOT_TEST_POSTGRES_URL, or install Debian's postgresql "
+    "package (initdb and pg_ctl under /usr/lib/postgresql/*/bin)"
+)
+
+
+def find_bindir() -> Path | None:
+    """The newest /usr/lib/postgresql/N/bin holding initdb and pg_ctl (or PATH's), else None."""
+    candidates = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name), reverse=True
+    )
+    for folder in candidates:
+        if (folder / "initdb").exists() and (folder / "pg_ctl").exists():
+            return folder
+    found = shutil.which("pg_ctl")
+    return Path(found).parent if found and (Path(found).parent / "initdb").exists() else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Cluster:
+    """A throwaway PostgreSQL cluster this process started (stop/start it to test outages)."""
+
+    bindir: Path
+    folder: Path
+    port: int
+    password: str
+    as_postgres: bool
+
+    @property
+    def data(self) -> Path:
+        return self.folder / "data"
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres:{self.password}@127.0.0.1:{self.port}/postgres"
+
+    def _run(self, *argv: str, timeout: float = 120) -> None:
+        command = [str(self.bindir / argv[0]), *argv[1:]]
+        if self.as_postgres:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, check=True, capture_output=True, timeout=timeout, cwd=self.folder)
+
+    def init(self) -> None:
+        pwfile = self.folder / "pw"
+        pwfile.write_text(self.password + "\n")
+        if self.as_postgres:
+            shutil.chown(self.folder, "postgres", "postgres")
+            shutil.chown(pwfile, "postgres", "postgres")
+        self._run(
+            "initdb",
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--pwfile",
+            str(pwfile),
+            "--auth=scram-sha-256",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+        )
+
+    def start(self) -> None:
+        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c max_connections=200"
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-o", options, "-w", "start"
+        )
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+
+@dataclass
+class PostgresServer:
+    """Where the tests' databases live; ``cluster`` is None for an external server."""
+
+    url: str
+    cluster: Cluster | None
+
+    def database_url(self, name: str) -> str:
+        parts = urlsplit(self.url)
+        return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+@contextlib.contextmanager
+def postgres_server() -> Iterator[PostgresServer | None]:
+    """The server for this test session, or None (tests then skip, or fail under CI=true)."""
+    external = os.environ.get("PAPERBOT_TEST_POSTGRES_URL", "").strip()
+    if external:
+        yield PostgresServer(external, None)
+        return
+    bindir = find_bindir()
+    if bindir is None:
+        yield None
+        return
+    as_postgres = os.geteuid() == 0
+    folder = Path(tempfile.mkdtemp(prefix="paperbot-pg-"))
+    cluster = Cluster(bindir, folder, _free_port(), secrets.token_hex(8), as_postgres)
+    try:
+        cluster.init()
+        cluster.start()
+        yield PostgresServer(cluster.url, cluster)
+    finally:
+        with contextlib.suppress(subprocess.SubprocessError, OSError):
+            cluster.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def create_database(server: PostgresServer, name: str) -> str:
+    import asyncpg
+
+    conn = await asyncpg.connect(server.url)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    return server.database_url(name)
+
+
+async def drop_database(server: PostgresServer, name: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(server.url)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+def fresh_database(server: PostgresServer) -> Iterator[str]:
+    """A new empty database for one test (dropped after it)."""
+    name = f"t_{secrets.token_hex(6)}"
+    url = asyncio.run(create_database(server, name))
+    try:
+        yield url
+    finally:
+        if server.cluster is None or _is_up(server):
+            with contextlib.suppress(Exception):
+                asyncio.run(drop_database(server, name))
+
+
+def _is_up(server: PostgresServer) -> bool:
+    parts = urlsplit(server.url)
+    with (
+        contextlib.suppress(OSError),
+        socket.create_connection((parts.hostname, parts.port or 5432), timeout=1),
+    ):
+        return True
+    return False
+
+
+def fail_skips_under_ci(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Under CI=true a PostgreSQL test that skipped fails instead: CI must run them all."""
+    if report.skipped and os.environ.get("CI", "").lower() == "true" and "postgres" in item.keywords:
+        report.outcome = "failed"
+        report.longrepr = f"CI=true but a PostgreSQL test was skipped: {report.longrepr}"
