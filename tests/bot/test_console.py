@@ -257,3 +257,43 @@ def test_console_answer_is_the_one_a_mention_gets(settings_factory):
         assert all(q.endswith("]") for q in quotes(part))
         assert "Sources: [1] `" in part
     assert quotes(first) == quotes(second)
+
+
+def _visible(embed: dict) -> dict:
+    keys = ("title", "url", "description", "fields", "footer", "author")
+    return {key: embed[key] for key in keys if embed.get(key)}
+
+
+@pytest.mark.parametrize(
+    ("line", "command", "options"),
+    [
+        ("/search reward models limit:3", "search", {"query": "reward models", "limit": 3}),
+        ("/search learning area:Theory", "search", {"query": "learning", "area": "Theory"}),
+        ("/ask what is a reward model?", "ask", {"question": "what is a reward model?"}),
+        ("/paper y13x62p7", "paper", {"id": "y13x62p7"}),
+        ("/similar y13x62p7", "similar", {"id": "y13x62p7"}),
+        ("/saved", "saved", {}),
+        ("/lists", "lists", {}),
+        ("/export format:md", "export", {"format": "md"}),
+    ],
+)
+async def test_the_console_shows_what_the_bot_sends(harness, line, command, options):
+    """Same services, same builders: the console's message is the one the bot sends to Discord."""
+    from bot.console import Console
+
+    owner = harness.owner
+    await harness.run_command("save", {"id": "y13x62p7", "note": "read the appendix"}, user=owner)
+    sent = await harness.run_command(command, options, user=owner)
+    console = Console(harness.bot.settings, io.StringIO(), io.StringIO())
+    console.services = harness.bot.services
+    console.user_id = int(owner["id"])
+    shown = []
+    console.show = shown.append
+    await console.handle(line)
+    [message] = shown
+    assert (message.content or "") == sent.content
+    assert [_visible(e.to_dict()) for e in message.embeds] == [_visible(e) for e in sent.embeds]
+    assert message.ephemeral == sent.ephemeral
+    if message.file is not None:
+        [attachment] = sent.message["attachments"]
+        assert attachment["filename"] == message.file[0] and attachment["size"] == len(message.file[1])
