@@ -223,7 +223,8 @@ _CUES = {
         r"happens? when|"
         r"arises? when)"
     ),
-    "propose": re.compile(r"\b(we (propose|introduce|present|develop|design|devise)|this (paper|work) "
+    "propose": re.compile(r"\b(we ((further|also|then|first|here|now|thus|therefore|\w+ly) )?(propose|"
+                          r"introduce|present|develop|design|devise)|this (paper|work) "
                           r"(proposes|introduces|presents))\b"),
     "method": re.compile(
         r"\b(we (use|employ|adopt|build|construct|combine|apply|derive|transform|reformulate|frame|model|"
@@ -236,8 +237,9 @@ _CUES = {
         r"instead of|rather than|is trained|are trained|is learned|are learned)\b"
     ),
     "announce": re.compile(
-        r"\b(we (explore|study|investigate|examine|analy[sz]e|consider|ask|aim|seek|focus|revisit|tackle|"
-        r"address|delve|take a|turn to)|this (paper|work|study) (serves|explores|studies|investigates|"
+        r"\b(we ((further|also|then|first|here|now|\w+ly) )?(explore|study|investigate|examine|analy[sz]e|"
+        r"consider|ask|aim|seek|focus|revisit|tackle|address|delve|take a|turn to)|"
+        r"this (paper|work|study) (serves|explores|studies|investigates|"
         r"examines|addresses|aims|focuses)|in this (paper|work|study), we (explore|study|investigate|"
         r"examine|consider|aim|focus|revisit|tackle|address|delve))\b"
     ),
@@ -493,7 +495,8 @@ def _sentence_scores(
     # work?" is not answered by "We propose RoboShot, a method that ...".
     names = [i for i, w in enumerate(words) if w.name]
     restates = [
-        "announce" in r or sentence.endswith("?") or ("propose" in r and any(h[i] for i in names))
+        "announce" in r or sentence.endswith("?")
+        or ("propose" in r and "method" not in r and any(h[i] for i in names))
         for sentence, r, h in zip(text.sentences, roles, holds, strict=True)
     ]
     scored: list[float] = []
