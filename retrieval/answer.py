@@ -241,7 +241,10 @@ _CUES = {
         r"consider|ask|aim|seek|focus|revisit|tackle|address|delve|take a|turn to)|"
         r"this (paper|work|study) (serves|explores|studies|investigates|"
         r"examines|addresses|aims|focuses)|in this (paper|work|study), we (explore|study|investigate|"
-        r"examine|consider|aim|focus|revisit|tackle|address|delve))\b"
+        r"examine|consider|aim|focus|revisit|tackle|address|delve)|"
+        # A gap in knowledge restates a why-question rather than answering it.
+        r"(is|are|remains?) (still |yet |largely |poorly |not (yet |well |fully )?)?(understood|unclear|"
+        r"unknown|unexplained|elusive|open|to be established)|little is known|it is (not clear|unclear))\b"
     ),
     "result": re.compile(
         r"(\bwe (show|find|found|demonstrate|observe|discover|reveal|prove|uncover|unveil|report|"
@@ -452,6 +455,8 @@ def rank_papers(index: Index, question: str, n: int = 5) -> list[int]:
 # -- sentence choice -----------------------------------------------------------------------------
 
 
+#: Roles an announcement does not take on: "we study why X fails" states no problem or cause.
+_RESTATED = frozenset({"problem", "cause"})
 _CONTRAST_RE = re.compile(
     r"(however|but|yet|unfortunately|nevertheless|nonetheless|despite|although)\b", re.IGNORECASE
 )
@@ -507,7 +512,8 @@ def _sentence_scores(
         if use_roles and kind == "motivation" and pos > 0 and _CONTRAST_RE.match(sentence):
             # "X is widely used. However, X ...": the problem is stated against the sentence before.
             cover = max(cover, _INHERIT * covers[pos - 1])
-        extra = sum(bonus.get(role, 0.0) for role in roles[pos])
+        here = roles[pos] - _RESTATED if "announce" in roles[pos] else roles[pos]
+        extra = sum(bonus.get(role, 0.0) for role in here)
         if restates[pos] and "announce" not in roles[pos]:
             extra += bonus["announce"] - bonus["propose"]
         if kind == "definition" and bonus["is_a"] and _is_a(sentence, families):
