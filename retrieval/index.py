@@ -126,6 +126,7 @@ class Index:
         self.indptr = core.indptr
         self.post_docs: IntArray = core.post_docs
         self.baseline: FloatArray = core.baseline
+        self.post_impact = core.post_impact
         self.doc_len: IntArray = core.doc_len
         self.doc_area: IntArray = catalogue.doc_area
         self.term_docs = core.term_docs

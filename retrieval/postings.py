@@ -28,7 +28,7 @@ import math
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -210,13 +210,19 @@ class Postings:
         tid = self.vocab.get(term)
         return 0 if tid is None else int(self.indptr[tid + 1] - self.indptr[tid])
 
+    @property
+    def post_impact(self) -> _Impacts:
+        """Every posting's BM25 contribution, as if stored: ``post_impact[lo:hi]``, ``post_impact[j]``
+        or ``post_impact[positions]`` computes just those (posting positions as in ``post_docs``)."""
+        return _Impacts(self)
+
     def postings(self, term_id: int) -> tuple[IntArray, FloatArray]:
         """Doc ids (ascending) and BM25 contributions of one term."""
         lo, hi = int(self.indptr[term_id]), int(self.indptr[term_id + 1])
         docs = self.post_docs[lo:hi]
         return docs, self._impacts(term_id, docs, self.post_tf[lo:hi])
 
-    def _impacts(self, term_id: int, docs: IntArray, tf: np.ndarray) -> FloatArray:
+    def _impacts(self, term_id: int | np.ndarray, docs: IntArray, tf: np.ndarray) -> FloatArray:
         """rank-bm25's per-document expression for one term (rank_bm25.py 0.2.2, get_scores):
 
         BM25Okapi:  idf * (f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avgdl)))
@@ -382,3 +388,27 @@ class Postings:
                 tid = vocab.get(term) if term not in covered else None
                 if tid is not None:
                     scores[self.post_docs[int(indptr[tid]) : int(indptr[tid + 1])]] = 0.0
+
+
+class _Impacts:
+    """A read-only, array-like view of every posting's contribution, computed on indexing."""
+
+    def __init__(self, core: Postings) -> None:
+        self._core = core
+
+    def __len__(self) -> int:
+        return len(self._core.post_docs)
+
+    def __getitem__(self, key: int | slice | np.ndarray) -> Any:
+        core = self._core
+        if isinstance(key, slice):
+            positions = np.arange(*key.indices(len(self)), dtype=np.int64)
+        else:
+            positions = np.asarray(key, dtype=np.int64)
+        scalar = positions.ndim == 0
+        positions = positions.reshape(-1)
+        positions = np.where(positions < 0, positions + len(self), positions)
+        tids = np.searchsorted(core.indptr, positions, side="right") - 1
+        docs = core.post_docs[positions]
+        values = core._impacts(tids, docs, core.post_tf[positions])
+        return values[0] if scalar else values

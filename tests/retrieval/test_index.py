@@ -25,6 +25,7 @@ from retrieval.index import (
     sweep_leftovers,
 )
 from retrieval.models import Paper
+from retrieval.tokenize import tokenize
 
 QUERIES = ["sparse autoencoders", "offline reinforcement learning", '"language models" -diffusion', "bounds"]
 
@@ -353,3 +354,22 @@ def test_sweep_removes_dead_writers_tmp_files_and_old_transfer_folders(corpus_co
     (transfer / "papers.jsonl").write_text("{}")
     removed = sweep_leftovers(corpus_copy)
     assert set(removed) == {dead, transfer} and live.exists() and not dead.exists()
+
+
+@pytest.mark.parametrize("variant", ["okapi", "l", "plus"])
+def test_post_impact_reads_like_a_stored_array(seed_papers, variant):
+    index = build_index(seed_papers, BM25Params(variant=variant))
+    every = index.post_impact[:]
+    assert len(every) == len(index.post_impact) == len(index.post_docs)
+    for term in ("models", "sparse", "learning"):
+        (term,) = tokenize(term)
+        tid = index.vocab[term]
+        lo, hi = int(index.indptr[tid]), int(index.indptr[tid + 1])
+        docs, impacts = index.postings(tid)
+        assert every[lo:hi].tolist() == impacts.tolist() == index.post_impact[lo:hi].tolist()
+        assert index.post_impact[lo] == impacts[0] and index.post_impact[hi - 1] == impacts[-1]
+        picks = np.array([hi - 1, lo, lo + (hi - lo) // 2])
+        assert index.post_impact[picks].tolist() == every[picks].tolist()
+        # one term's query scores are its impacts (plus BM25Plus's baseline elsewhere)
+        scores, _ = index.score_terms([term])
+        assert scores[docs].tolist() == impacts.tolist()
