@@ -51,6 +51,7 @@ from retrieval.text import derive_title, latex_to_display, plural
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "PARSER_VERSION",
     "Corpus",
     "area_key",
     "clean_area",
@@ -65,6 +66,9 @@ __all__ = [
     "short_ids",
 ]
 
+#: Bump whenever what the loader produces from the same files can change (fields, ids, areas,
+#: skipped blocks): it is part of the index cache key, with the tokenizer and title-rules versions.
+PARSER_VERSION = "parser-2026.1-positional"
 HEADER = "论文检索"
 TEXT_SUFFIXES = frozenset({".txt"})
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})

@@ -12,7 +12,6 @@ a corpus of 100k abstracts goes through these functions at load time.
 
 from __future__ import annotations
 
-import bisect
 import html
 import logging
 import re
@@ -1143,158 +1142,21 @@ def _is_abbreviation(text: str, dot: int, spaced: bool) -> bool:
 # Titles
 # --------------------------------------------------------------------------------------------------
 #
-# Trigger phrases ("we propose", "termed") are located with str.find on a few literal words and only
-# then matched with an anchored regex: an unanchored alternation costs tens of microseconds per
-# abstract in CPython's re, and titles are derived for every paper at load time.
+# A title is built from the opening of the abstract with a handful of regex scans and string finds
+# (no tokenizing, no LaTeX conversion of the whole text): titles are derived for every paper when a
+# corpus is parsed, so they must cost a few microseconds. bench/titles.py measures them against the
+# real ICLR 2024 titles.
 
-_ADVERBS = (
-    r"(?:\s+(?:\w+ly|also|then|first|further|here|now|thus|therefore|hence|instead|next|"
-    r"additionally|finally|newly|will|can|aim\s+to|seek\s+to|set\s+out\s+to))*"
-)
-_V1 = (
-    r"propose[sd]?|introduce[sd]?|present(?:s|ed)?|develop(?:s|ed)?|design(?:s|ed)?|build(?:s)?|built|"
-    r"construct(?:s|ed)?|contribute[sd]?|create[sd]?|release[sd]?|curate[sd]?|provide[sd]?|"
-    r"offer(?:s|ed)?|put\s+forward|devise[sd]?"
-)
-_V2 = (
-    r"(?:show(?:s|ed)?|prove[sd]?|demonstrate[sd]?|find(?:s)?|found|establish(?:es|ed)?|reveal(?:s|ed)?|"
-    r"argue[sd]?|discover(?:s|ed)?|observe[sd]?)(?:,?\s+\w+ly,?)?\s+that"
-)
-_V3 = (
-    r"stud(?:y|ies|ied)|investigate[sd]?|examine[sd]?|consider(?:s|ed)?|analy[sz]e[sd]?|explore[sd]?|"
-    r"address(?:es|ed)?|tackle[sd]?|revisit(?:s|ed)?|focus(?:es|ed)?\s+on|delve[sd]?\s+into|"
-    r"characteri[sz]e[sd]?|formali[sz]e[sd]?"
-)
-_G1 = r"proposing|introducing|presenting|developing|designing|building|constructing|creating|devising"
-_G3 = r"studying|investigating|examining|analy[sz]ing|exploring|characteri[sz]ing"
-_TRIGGER_WE = re.compile(
-    rf"(?:we|this\s+(?:paper|work|study|article|letter|note)|our\s+(?:work|paper|study)){_ADVERBS}\s+"
-    rf"(?:(?P<v1>{_V1})|(?P<v2>{_V2})|(?P<v3>{_V3}))\b[\s:]*",
-    re.I,
-)
-_TRIGGER_BY = re.compile(rf"by\s+(?:(?P<v1>{_G1})|(?P<v3>{_G3}))\b[\s:]*")
-_TRIGGER_AND = re.compile(
-    r"and\s+(?:then\s+|also\s+|further\s+)?(?P<v1>propose|provide|introduce|present|develop|design)\b[\s:]*"
-)
-# Literal-prefix regexes over the lowercased text find candidate positions at C speed (CPython's re
-# scans for a literal prefix quickly, but not for an alternation); the anchored pattern then decides.
-_GERUND_STEMS = (
-    "propos|introduc|present|develop|design|build|construct|creat|devis|stud|investigat|examin|analy|"
-    "explor|character"
-)
-_TRIGGER_NEEDLES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
-    (re.compile("we "), _TRIGGER_WE),
-    (re.compile("this (?:paper|work|study|article|letter|note) "), _TRIGGER_WE),
-    (re.compile("our (?:work|paper|study) "), _TRIGGER_WE),
-    (re.compile(f"by (?:{_GERUND_STEMS})"), _TRIGGER_BY),
-    (
-        re.compile("and (?:then |also |further )?(?:propos|provid|introduc|present|develop|design)"),
-        _TRIGGER_AND,
-    ),
-)
-_APPOSITION_NEEDLE = re.compile(
-    "our (?:proposed |new )?(?:method|approach|framework|model|algorithm|system|benchmark|dataset|tool|"
-    "technique|architecture|solution|pipeline),"
-)
-_APPOSITION = re.compile(
-    r"[Oo]ur\s+(?:proposed\s+|new\s+)?(?:method|approach|framework|model|algorithm|system|benchmark|"
-    r"dataset|tool|technique|architecture|solution|pipeline),\s*"
-)
-_NAMING_NOUNS = (
-    r"method|approach|framework|model|algorithm|technique|benchmark|dataset|phenomenon|task|problem|"
-    r"system|metric|strategy|procedure|architecture|module|loss|objective|principle|effect|property|"
-    r"paradigm|setting|regime|notion|concept|measure|score|estimator|attack|defense|policy|tool"
-)
-# What may precede a passive "termed X": a comma, "is/are", or a noun ("a method called X").
-_NP_BEFORE_COMMA = re.compile(r"\b(?:an?|the)\s+((?:[\w-]+\s+){0,5}?[\w-]+),\s*$", re.I)
-_PASSIVE_CONTEXT = re.compile(rf"(?:,\s*|\b(?:is|are)\s+|\b(?:{_NAMING_NOUNS})s?\s+)$", re.I)
-_PASSIVE_NEEDLES = tuple(re.compile(f"{word} ") for word in ("termed", "dubbed", "called", "named", "coined"))
-_ACTIVE_NEEDLE = re.compile("we (?:term|call|dub|name|coin) ")
-_REFER_NEEDLE = re.compile("refer")
-_REFER = re.compile(r"refer(?:red)?\s+to\s+(?:[\w-]+\s+){0,3}?as\s+")
-_NAME_START = re.compile(r"(?:as\s+)?(?:the\s+|an?\s+)?")
-_NAME_STOP = re.compile(r"[,.;:!?\"”]|\s(?:which|that|where|and|to|as|in|of|for|is|are|can)\s|$")
-_QUOTED = re.compile(r"[“\"‘'`]{1,2}([^“”\"‘’'`]{2,60}?)[”\"’']{1,2}")
-
-_LEADING_FILLER = re.compile(
-    r"(?:(?:the|an?|our)\s+)?(?:(?:novel|new|first|simple(?:\s+yet\s+\w+)?|general|"
-    r"unified|\w+-agnostic|principled|effective|efficient|lightweight|generic|versatile|powerful),?\s+)*",
-    re.I,
-)
-_ABBR_PAREN = re.compile(r"\(\s*([A-Za-z0-9][\w\-+./]{0,15}?)\s*\)")
-_NAME_TOKEN = re.compile(r"[A-Za-z0-9][\w\-+.]*[\w+]|[A-Z]")
-_NAME_AFTER = re.compile(r"\s*(?:[,(:.;]|\s(?:which|that|as|to|for|and|—)\b|$)")
-_NP_THEN_NAME = re.compile(
-    r"(?:an?|the)\s+((?:[\w-]+\s+){0,3}?[\w-]+),\s+((?:[A-Z][\w-]*\s+){1,4}?[A-Z][\w-]*)(?=\s*[,(]|\s+(?:for|to)\b)"
-)
-# descriptions keep their adjectives ("a lightweight framework"), only the article and "novel" go
-_ARTICLE_FILLER = re.compile(r"(?:(?:the|an?|our)\s+)?(?:(?:novel|new|first),?\s+)*", re.I)
-_EMPHASIS = re.compile(r"(\*{1,3}|_{1,2})([^*_]{2,80}?)\1(?![*_])")
-_DESC_NP = re.compile(r"\s*[,:—–]\s*(?P<np>(?:an?|the)\s+\S.*)", re.S)
-_SPELLED_OUT = re.compile(r"\s*\(([^()]{6,120})\)")
-_DESC_REL = re.compile(
-    r"\s*,?\s*(?:which|that)\s+(?:(?P<modal>can|could|will|may)\s+(?:\w+ly\s+)?)?(?P<verb>[a-z]+)\s+(?P<rest>\S.*)",
-    re.S,
-)
-_DESC_COLON = re.compile(r"\s*:\s*(?P<desc>[A-Z0-9]\S*.*)", re.S)
-_TAIL = re.compile(
-    r"\s*((?:[a-z][\w-]*\s*){1,3}?)(?=[,.;:]|\s(?:that|which|to|for|with|in|on|of|by|is|are)\b|$)"
-)
-_CLAUSE_BREAK = re.compile(
-    r"\s*(?:[:;]\s|[:;]$|\s[—–-]{1,2}\s|—|(?<!e\.g)(?<!i\.e)(?<!\sal)(?<!\svs)(?<!\scf)(?<!abbr)(?<!resp)(?<!\setc)\.\s|\.$|\?|!|"
-    r"\s+which\s|,\s+(?:which|that|where|while|"
-    r"whereas|thereby|thus|and\s+(?:thus|then|we|it|show|demonstrate)|enabling|allowing|leading|"
-    r"resulting|making|yielding|without|but|such\s+as|including|i\.e\.|e\.g\.|as\s+well\s+as|"
-    r"so\s+that|in\s+which|whose|who|achieving|providing|offering|namely|respectively|especially|"
-    r"particularly)|\s\(?(?:\d|[ivx]{1,4}|[a-h])\)\s)"
-)
-_STRONG_CUT = r"that|which|where|whose|while|whereas|when|because|since|by|but"
-_CUT_POINTS = re.compile(
-    rf"\s+(?:(?P<strong>{_STRONG_CUT})|for|with|across|to|in|on|using|via|through|under|based\s+on|"
-    r"within|from|over|and|as|at|into|towards?|against|without|between|among|beyond|after|before|"
-    r"during)\b|(?P<comma>,\s)"
-)
-# Parentheticals dropped from titles: acronyms "(RL)", examples "(e.g., ...)", enumerators "(i)",
-# citations "[3]"; a formula's own parentheses "(B+H)" stay.
 _PARENTHETICAL = re.compile(
     r"\s*\((?:e\.g\.|i\.e\.|see|cf\.|resp\.)[^()]{0,120}\)|\s+\([A-Za-z][\w\-+./]{0,15}\)(?=[\s,.;:]|$)"
     r"|\s*\((?:[ivx]{1,4}|\d{1,2}|[a-h])\)|\s*\[[^\[\]]{0,120}\]"
 )
-_REJECT_START = re.compile(
-    r"(?:this|these|those|that|it|its|them|their|they|such|whether|to|both|each|here|there|several|"
-    r"some|two|three|four|five|a\s+number|an?\s+(?:series|set|range|variety|number|suite|family)\s+of|"
-    r"a\s+way|ways|our)(?=\s)",
-    re.I,
-)
-_GENERIC_HEAD = frozenset(
-    "method methods approach approaches framework frameworks algorithm algorithms model models "
-    "technique techniques strategy strategies system systems solution solutions mechanism mechanisms "
-    "pipeline pipelines way ways analysis procedure procedures scheme schemes tool tools module "
-    "modules setup paradigm".split()
-)
-_CONCEPT_OF = re.compile(
-    r"(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:concept|notion|idea|problem|task|question|challenge|issue|"
-    r"phenomenon|use|study|analysis|design)\s+of\s+(?=\S)",
-    re.I,
-)
-_FRAMEWORK_FOR = re.compile(
-    r"(?:[\w-]+\s+){0,3}?(?:framework|method|approach|technique|strategy|pipeline|algorithm)\s+"
-    r"(?:for|to)\s+(?=\w+ing\b)",
-    re.I,
-)
-_OBJECT_CHARS = 300  # a title never needs more of a trigger's object than this
-_HEDGES = re.compile(r"\s+(?:in\s+fact|indeed|actually)\b", re.I)
-_ENUMERATOR = re.compile(r"\(?(?:\d|[ivx]{1,4}|[a-h])\)\s")
-_TO_VERB = re.compile(r"to\s+([a-z]{3,})\s+(?=\S)")
-_IN_THIS_PAPER = re.compile(r"(?:in\s+this\s+(?:paper|work|study|article)|here),?\s+", re.I)
-_WE = re.compile(r"\bwe\b", re.I)
+
+
 _TRAILING_STOPWORDS = frozenset(
     "a an the of for and or to in on with by from via that which as at into its their our is are "
     "be this these than between under over using based within across".split()
 )
-_PREPOSITIONS = frozenset("for of in on to with by from via under over across and or than as at into".split())
-_SMALL_WORDS = frozenset("a an the of for and or to in on with by from via vs at as into".split())
-_STOP_VERBS = frozenset("is are was were be been has have had can may might will would does do did".split())
 
 
 def _plain_sentence(md: str) -> str:
@@ -1311,39 +1173,14 @@ def _plain_sentence(md: str) -> str:
     return md.strip()
 
 
-def _clean_phrase(text: str) -> str:
-    """Remove parentheticals/citations from a title phrase and normalise spacing."""
-    if "(" in text or "[" in text:
-        text = _PARENTHETICAL.sub("", text)
-    return " ".join(text.replace(" ,", ",").split()).strip(" ,;:-–—")
-
-
 def _capitalize(text: str) -> str:
-    """Capitalise the first word if it is an ordinary lowercase word (leave dLLMs, s-OTDD alone)."""
+    """Capitalise the first word if it is an ordinary lowercase word (leave dLLMs, s-OTDD and the
+    symbol ε alone)."""
     word = text.split(" ", 1)[0]
     letters = [c for c in word if c.isalpha()]
-    if letters and all(c.islower() for c in letters) and word[0].isalpha():
+    if letters and all(c.islower() for c in letters) and "a" <= word[0] <= "z":
         return word[0].upper() + text[1:]
     return text
-
-
-def _title_case(phrase: str) -> str:
-    """Title-case an all-lowercase phrase: 'steady-state adaptation' -> 'Steady-State Adaptation'."""
-    if any(c.isupper() for c in phrase):
-        return phrase
-    out = []
-    for i, word in enumerate(phrase.split()):
-        if i > 0 and word in _SMALL_WORDS:
-            out.append(word)
-            continue
-        parts = word.split("-")
-        out.append("-".join([parts[0][:1].upper() + parts[0][1:]] + [_cap_part(p) for p in parts[1:]]))
-    return " ".join(out)
-
-
-def _cap_part(part: str) -> str:
-    """A later part of a hyphenated word: 'of' in 'mixture-of-experts' stays lowercase."""
-    return part if part in _SMALL_WORDS else part[:1].upper() + part[1:]
 
 
 def _strip_trailing_stopwords(phrase: str) -> str:
@@ -1375,14 +1212,6 @@ def _schwartz_hearst(short: str, long: str) -> str | None:
     return long[start:].strip()
 
 
-def _abbreviation(abbr: str) -> bool:
-    """True for strings shaped like an abbreviation: SSCP, s-OTDD, SEs, L2D, task-IF."""
-    if not 2 <= len(abbr) <= 16 or not any(c.isupper() for c in abbr):
-        return False
-    upper = sum(1 for c in abbr if c.isupper() or c.isdigit())
-    return upper >= 2 or (upper >= 1 and len(abbr) <= 3)
-
-
 def _long_form(abbr: str, before: str) -> str | None:
     """The expansion of ``(abbr)`` that ends ``before``, validated for length and shape."""
     # a plural abbreviation (SEs) spells a plural long form (Super Experts)
@@ -1398,44 +1227,6 @@ def _long_form(abbr: str, before: str) -> str | None:
     return long
 
 
-def _name_like(token: str) -> bool:
-    """CamelCase or acronym-like tokens that name a contribution: SAEBench, M3DT, MoFit, RATE."""
-    if len(token) < 2 or not any(c.isalpha() for c in token):
-        return False
-    parts = token.split("-")
-    # hyphenated title-case words (Two-Stage, Self-Supervised) are ordinary words
-    if len(parts) > 1 and all(p[:1].isupper() and p[1:].islower() for p in parts if p):
-        return False
-    tail = token[1:]
-    return tail != tail.lower()
-
-
-def _gerund(verb: str) -> str | None:
-    """'filters' -> 'filtering', 'uses' -> 'using', 'maps' -> 'mapping' (third-person verbs only)."""
-    v = verb.lower()
-    if v in _STOP_VERBS or len(v) < 4 or not v.endswith("s") or v.endswith("ss"):
-        return None
-    if v.endswith("ies"):
-        base = v[:-3] + "y"
-    elif v.endswith(("sses", "shes", "ches", "xes", "zes")):
-        base = v[:-2]
-    else:
-        base = v[:-1]
-    return _gerund_base(base)
-
-
-def _gerund_base(base: str) -> str:
-    """'develop' -> 'developing', 'use' -> 'using', 'map' -> 'mapping', 'tie' -> 'tying'."""
-    base = base.lower()
-    if base.endswith("ie"):
-        return base[:-2] + "ying"
-    if base.endswith("e") and not base.endswith(("ee", "ye", "oe")) and len(base) > 2:
-        base = base[:-1]
-    elif len(base) <= 4 and re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", base):
-        base += base[-1]
-    return base + "ing"
-
-
 def _ellipsize(text: str, limit: int) -> str:
     """Word-boundary truncation for titles: no dangling 'of'/'the' or open parenthesis before "…"."""
     cut = truncate(text, limit)
@@ -1448,453 +1239,180 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-def _fit(prefix: str, phrase: str, limit: int = TITLE_LIMIT) -> str:
-    """``prefix + phrase`` within ``limit``, cut at the last clause/preposition boundary that fits.
+TITLE_RULES_VERSION = "titles-2026.1"
 
-    A preposition cut right after a relative pronoun ("... that emerge | from") would leave a stub,
-    so it needs three words since the last clause boundary. Falls back to an ellipsis.
+_TITLE_HEAD = 2000  # a title is found in the opening of an abstract
+_T_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(\\$])")
+_T_TRIGGER = re.compile(
+    r"\b(?:we|this\s+(?:paper|work|study)|our\s+(?:work|paper|method))\s+(?:(?:first|then|further|also|"
+    r"here|thus|therefore|newly|formally|systematically|empirically|theoretically)\s+)?"
+    r"(?P<verb>propose|introduce|present|develop|design|devise|build|construct|create|contribute|"
+    r"release|study|investigate|show|demonstrate|analy[sz]e|explore|address|tackle|consider|examine|"
+    r"revisit|formulate|establish|provide|offer|derive|prove|identify|leverage|focus\s+on|put\s+forward|"
+    r"tackle|characteri[sz]e|unveil|curate|collect)s?\b[\s:]*",
+    re.I,
+)
+_T_CUT = re.compile(
+    r"\s*(?:,\s*(?:which|that|where|while|and|but|thus|so|achieving|allowing|enabling|leading|resulting)\b"
+    r"|\s(?:which|that|where|whereby|while|whereas|so\s+that|such\s+that|because|since|achieving|"
+    r"allowing|enabling|in\s+order\s+to|thereby)\b|[;:.!?](?:\s|$)|\s[-–—]\s)"
+)
+_T_LEAD = re.compile(
+    r"^(?:that\s+|how\s+|a\s+way\s+to\s+)?(?:(?:a|an|the|our|two|three|several)\s+)?"
+    r"(?:(?:novel|new|simple|general|generic|unified|principled|efficient|effective|powerful|"
+    r"lightweight|scalable|first|straightforward|comprehensive|systematic|theoretical|practical)[,\s]+"
+    r"(?:and\s+|yet\s+)?)*",
+    re.I,
+)
+_T_NAME = re.compile(r"[A-Z][a-z]*[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*")
+_T_GENERIC = frozenset(
+    "LLM LLMs MLLM MLLMs VLM VLMs GPU GPUs CPU TPU CNN CNNs RNN RNNs GNN GNNs RL DRL MARL NLP CV SOTA AI "
+    "ML DL VAE VAEs GAN GANs MLP MLPs ViT ViTs BERT GPT GPT-2 GPT-3 GPT-4 GPT-3.5 ChatGPT SGD Adam PDE "
+    "PDEs ODE ODEs SDE SDEs MDP MDPs POMDP DNN DNNs LM LMs II III IV OOD IID KL MSE DP FL SSL TD CLIP API "
+    "APIs RGB NeRF NeRFs ImageNet CIFAR CIFAR-10 CIFAR-100 MNIST COCO LoRA ReLU RLHF DPO PPO QA VQA MoE "
+    "LLaMA LLaMA-2 Llama-2 Transformer Transformers USA GPT-4V T2I I2I KG KGs SAM DNA RNA NP AUC NTK "
+    "IoU SVM PCA HMM BO GP GPs EM MCMC MLE ERM SAT SMT NeurIPS ICLR ICML CVPR".split()
+)
+_T_NAMING = (
+    "propos", "introduc", "present", "call", "dub", "term", "nam", "develop", "coin", "design", "build",
+    "construct", "releas", "creat", "curat", "contribut",
+)
+_T_APPOSITION = re.compile(r"\*?\s*(?:,|:|\s(?:is|as|—|-))\s*(?:an?\s+|the\s+)?")
+_T_CALLED = re.compile(r"[\s,]*\b(?:called|named|termed|dubbed|coined|namely|i\.e\.)$", re.I)
+_T_SMALL = frozenset("a an the of for and or to in on with by from via at as into is are".split())
+
+
+def _t_clip(text: str, words: int = 12) -> str:
+    """A phrase cut at its first clause break (after a few words), at most ``words`` words, no
+    trailing small word."""
+    m = _T_CUT.search(text, min(len(text), 12))
+    if m:
+        text = text[: m.start()]
+    if "(" in text or "[" in text:
+        text = _PARENTHETICAL.sub("", text)
+    parts = text.split()[:words]
+    while parts and parts[-1].lower().strip(",") in _T_SMALL:
+        parts.pop()
+    return " ".join(parts).strip(" ,;:-–—")
+
+
+def _t_name(head: str) -> tuple[str, int] | None:
+    """The name the abstract gives its contribution (SAEBench, BESA, PassUntil) and where it is.
+
+    Candidates are CamelCase, acronym-like or digit-bearing words (and Title-Case hyphenated ones
+    such as Tree-Planner, when introduced); a name introduced by "we propose/introduce/call ..."
+    scores most, then an appositive ("X, a ..."), repeats and a parenthesised definition. Common
+    field acronyms (LLM, GNN, RL ...) are never the name.
     """
-    phrase = phrase.strip()
-    if len(prefix) + len(phrase) <= limit:
-        return prefix + phrase
-    best = None
-    clause_start = 0
-    for m in _CUT_POINTS.finditer(phrase):
-        if len(prefix) + m.start() > limit:
-            break
-        strong = bool(m.group("strong") or m.group("comma"))
-        cand = phrase[: m.start()].rstrip(" ,;:")
-        words = cand.split()
-        ok = len(words) >= 2 and words[-1].lower() not in _TRAILING_STOPWORDS
-        ok = ok and cand.count("(") <= cand.count(")")  # never cut inside parentheses
-        if not strong and len(phrase[clause_start : m.start()].split()) < 3:
-            ok = False
-        if ok:
-            best = cand
-        if strong:
-            clause_start = m.end()
-    if best is not None and len(prefix) + len(best) >= 25:
-        return prefix + best
-    return _ellipsize(prefix + phrase, limit)
-
-
-def _head_phrase(obj: str) -> str:
-    """The object noun phrase: ``obj`` up to the end of its clause."""
-    pos = 0
-    while True:
-        m = _CLAUSE_BREAK.search(obj, pos)
-        comma = obj.find(", ", pos)
-        stop = min(m.start() if m else len(obj), comma if comma != -1 else len(obj))
-        if stop == comma and obj.count("(", 0, comma) > obj.count(")", 0, comma):
-            pos = comma + 2  # a comma inside parentheses: "(e.g., A, B)"
+    best: tuple[int, int, str, int] | None = None
+    counts: dict[str, int] = {}
+    found = []
+    for m in _T_NAME.finditer(head):
+        start = m.start()
+        if start and (head[start - 1].isalnum() or head[start - 1] in "-\\"):
+            continue  # inside a word, or a LaTeX command
+        token = m.group(0).rstrip("-*").removesuffix("'s")
+        if len(token) < 3 or token in _T_GENERIC:
             continue
-        if stop == comma and stop < len(obj):
-            # a comma inside a leading adjective list ("a simple, model-agnostic X") does not end it
-            head = _LEADING_FILLER.sub("", obj[:stop], count=1)
-            if len(head.split()) <= 1 and not _name_like(head.strip()):
-                pos = comma + 2
-                continue
-        return obj[:stop]
-
-
-def _phrase_ok(phrase: str) -> bool:
-    words = phrase.split()
-    if len(words) < 2 or _REJECT_START.match(phrase):
-        return False
-    if words[0].lower() in _PREPOSITIONS or words[0][0] in "(:[,":
-        return False
-    # "a model-based algorithm (that ...)": a generic head with nothing specific attached
-    head = []
-    for w in words:
-        if w.lower() in _PREPOSITIONS or w.lower() in ("that", "which", "where"):
-            break
-        head.append(w.lower().strip(",.;:"))
-    if len(head) <= 2 and head and head[-1] in _GENERIC_HEAD and not head[0].endswith("ing"):
-        rest = words[len(head) :]
-        if not rest or rest[0].lower() in ("that", "which", "where"):
-            return False
-    return True
-
-
-def _object_phrase(obj: str) -> str | None:
-    """A title phrase from the (plain) object of a trigger verb, or None if it is no title material."""
-    if _ENUMERATOR.match(obj):
-        return None  # "(1) ... (2) ...": a list, not a title
-    if obj.startswith(","):
-        # "we show that, even at an 8x rate, our model ...": skip the inserted clause
-        close = obj.find(", ", 1)
-        obj = obj[close + 2 :] if close != -1 else ""
-    phrase = _clean_phrase(_head_phrase(obj))
-    to_verb = _TO_VERB.match(phrase)
-    if to_verb and to_verb.group(1) not in _STOP_VERBS:
-        # "we propose to develop models that ..." -> "Developing models that ..."
-        phrase = _gerund_base(to_verb.group(1)) + " " + phrase[to_verb.end() :]
-    if _REJECT_START.match(phrase):
+        end = start + len(token)
+        if head[end : end + 1] in ("'", "’") and head[end + 1 : end + 2].isalnum():
+            continue  # SODA'22: a venue and year, not a name
+        if head[end : end + 2] in (" 2", " 3", " 4") and not head[end + 2 : end + 3].isalnum():
+            token = head[start : end + 2]  # NaturalSpeech 2
+        found.append((token, start))
+        counts[token] = counts.get(token, 0) + 1
+    if not found:
         return None
-    phrase = _LEADING_FILLER.sub("", phrase, count=1)
-    if _CONCEPT_OF.match(phrase):
-        phrase = _CONCEPT_OF.sub("", phrase, count=1)
-    if _FRAMEWORK_FOR.match(phrase):
-        phrase = _FRAMEWORK_FOR.sub("", phrase, count=1)  # "a framework for detecting X" -> "Detecting X"
-    phrase = _HEDGES.sub("", phrase)
-    phrase = _strip_trailing_stopwords(phrase.strip(" ,;:"))
-    if not _phrase_ok(phrase):
+    def introduced_at(pos: int) -> bool:  # "propose", "introduce", "call" ... in the 5 words before
+        return any(w.startswith(_T_NAMING) for w in head[max(0, pos - 50) : pos].lower().split()[-5:])
+
+    for token, start in found:
+        introduced = introduced_at(start)
+        if not introduced and "-" in token and token[1:2].islower() and token.split("-", 1)[0][1:].islower():
+            continue  # Title-Case compounds (Group-Aware) are names only when introduced
+        tail = head[start + len(token) : start + len(token) + 5].lstrip("*")
+        appositive = tail.startswith((", a ", ", an ", ": a ", ": an", " is a", " is an", ", the"))
+        score = min(counts[token], 2) + (5 if introduced else 0) + (2 if appositive else 0)
+        if head[start - 1 : start] == "(":
+            long = _long_form(token, head[max(0, start - 200) : start - 1])
+            if long:  # "the Single-Step Completion Policy (SSCP)": an acronym defined here
+                introduced = introduced or introduced_at(start - 1 - len(long))
+                score += 6 if introduced else 0
+        if not (introduced or appositive):
+            continue  # an acronym of the background (LLMs, SAEs) is not the paper's name
+        if best is None or score > best[0]:
+            best = (score, -start, token, start)
+    if best is None or best[0] < 3:
         return None
-    return _capitalize(phrase)
+    return best[2], best[3]
 
 
-@dataclass(slots=True)
-class _Named:
-    """A named contribution: title text and whether it came with a description."""
-
-    title: str
-    described: bool
-
-
-def _abbr_title(abbr: str, long: str, tail: str = "") -> str:
-    """'SSCP: Single-Step Completion Policy'; 'Super Experts (SEs)' for a plural term."""
-    long = _capitalize(_title_case(long))
-    tail_words = [w for w in tail.split() if w.islower()]
-    while tail_words and tail_words[-1] in _GENERIC_HEAD:
-        tail_words.pop()  # "(SSA) algorithm" adds nothing; "(MUDD) connections" does
-    if tail_words:
-        long = f"{long} {_title_case(' '.join(tail_words))}"
-    if abbr.endswith("s") and abbr[:-1].isupper() and long.endswith("s"):
-        return f"{long} ({abbr})"
-    return f"{abbr}: {long}"
+def _t_trigger(head: str) -> re.Match[str] | None:
+    """The first "we propose / this paper introduces ..." statement: the regex is tried only where
+    "we " or "this " starts (str.find), not at every character."""
+    best: re.Match[str] | None = None
+    for needle in ("we ", "We ", "this ", "This ", "our ", "Our "):
+        i = head.find(needle)
+        while i != -1 and (best is None or i < best.start()):
+            if i == 0 or not head[i - 1].isalnum():
+                m = _T_TRIGGER.match(head, i)
+                if m is not None:
+                    best = m
+                    break
+            i = head.find(needle, i + 3)
+    return best
 
 
-def _tail(text: str) -> str:
-    """Lowercase head nouns right after an abbreviation: '(MUDD) connections, a ...' -> 'connections'."""
-    m = _TAIL.match(text)
-    if not m:
-        return ""
-    words = []
-    for word in m.group(1).split():
-        if word in _TRAILING_STOPWORDS or word in _STOP_VERBS:
-            break
-        words.append(word)
-    return " ".join(words)
-
-
-def _describe(name: str, after: str) -> _Named:
-    """'NAME: description' from what follows the name in its sentence ('..., a X that ...')."""
-    spelled = _SPELLED_OUT.match(after)
-    content = spelled.group(1).strip() if spelled else ""
-    if spelled and len(content.split()) <= 2 * len(name) + 2 and _schwartz_hearst(name, content) == content:
-        # "FLASK (Fine-grained Language Model Evaluation based on Alignment SKill Sets)"
-        return _Named(_fit(f"{name}: ", _title_case(content)), True)
-    m = _DESC_NP.match(after)
-    if m:
-        phrase = _clean_phrase(_head_phrase(m.group("np")))
-        # keep the article but drop "novel"/"new": "a novel X" -> "a X" -> "an X" when needed
-        phrase = _LEADING_FILLER.sub(lambda x: "a " if x.group().strip() else "", phrase, count=1)
-        phrase = re.sub(r"^an?\s+(?=[aeiouAEIOU])", "an ", re.sub(r"^an?\s+", "a ", phrase))
-        phrase = _strip_trailing_stopwords(phrase)
-        if len(phrase.split()) >= 2:
-            return _Named(_fit(f"{name}: ", _capitalize(phrase)), True)
-    colon = _DESC_COLON.match(after)
-    if colon:  # "we present WOODS: 10 challenging time series benchmarks covering ..."
-        phrase = _strip_trailing_stopwords(_clean_phrase(_head_phrase(colon.group("desc"))))
-        if len(phrase.split()) >= 2:
-            return _Named(_fit(f"{name}: ", phrase), True)
-    m = _DESC_REL.match(after)
-    if m:
-        verb = m.group("verb")
-        gerund = _gerund_base(verb) if m.group("modal") and verb not in _STOP_VERBS else _gerund(verb)
-        rest = _strip_trailing_stopwords(_clean_phrase(_head_phrase(m.group("rest"))))
-        if gerund and rest:
-            return _Named(_fit(f"{name}: ", f"{gerund.capitalize()} {rest}"), True)
-    return _Named(name, False)
-
-
-def _name_from_object(obj_md: str) -> _Named | None:
-    """Find a named contribution at the start of a trigger verb's object (markdown-ish text)."""
-    opening = obj_md[:160]
-    if opening.lower() == opening:
-        return None  # every kind of name below has a capital letter near the start
-    lead = _LEADING_FILLER.match(obj_md)
-    rest = obj_md[lead.end() :] if lead else obj_md
-    # 1. an emphasised name: *Selective DPO*, **DiffuGuard**, \textit{Single-Step Completion Policy}
-    em = _EMPHASIS.match(rest) if rest[:1] in ("*", "_") else None
-    if em:
-        name = _plain_sentence(em.group(2))
-        after = _plain_sentence(rest[em.end() :])
-        if any(c.isupper() for c in name) and len(name.split()) <= 6:
-            abbr = _ABBR_PAREN.match(after)
-            if abbr and _abbreviation(abbr.group(1)):
-                return _Named(_abbr_title(abbr.group(1), name, _tail(after[abbr.end() :])), True)
-            return _describe(name, after)
-    plain = _plain_sentence(obj_md)
-    # 2. "Phrase (ABBR)" opening the object: "a novel steady-state adaptation (SSA) algorithm"
-    head = _head_phrase(plain) if "(" in plain[:200] else ""
-    for m in _ABBR_PAREN.finditer(head):
-        abbr = m.group(1)
-        if not _abbreviation(abbr) or head.startswith("-", m.end()):
-            continue  # "(NAS)-enabled algorithm": the abbreviation only modifies the name
-        before = head[: m.start()].rstrip()
-        long = _long_form(abbr, before)
-        if long is None:
-            continue
-        # only filler may precede the long form, else the abbreviation belongs to a complement
-        # ("M3DT, a mixture-of-experts (MoE) framework", "a method for reinforcement learning (RL)")
-        if not _LEADING_FILLER.fullmatch(before[: len(before) - len(long)]):
-            break
-        return _Named(_abbr_title(abbr, long, _tail(head[m.end() :])), True)
-    # 3. a CamelCase/acronym token: "SAEBench, a ...", "M3DT, a ...", "MoFit, a ..."
-    body = plain[_LEADING_FILLER.match(plain).end() :]  # type: ignore[union-attr]  # always matches
-    tok = _NAME_TOKEN.match(body)
-    if tok and _name_like(tok.group()) and _NAME_AFTER.match(body, tok.end()):
-        after = body[tok.end() :]
-        abbr = _ABBR_PAREN.match(after.lstrip())
-        if abbr:
-            after = after.lstrip()[abbr.end() :]
-        return _describe(tok.group(), after)
-    # 4. a name closing a short noun phrase: "a multi-agent framework AgentVerse that ..."
-    named = _name_closing_np(plain)
-    if named:
-        return named
-    # 5. a title-case name in apposition: "a lightweight framework, Prompt Risk Control, for ..."
-    m5 = _NP_THEN_NAME.match(plain)
-    if m5:
-        np = _ARTICLE_FILLER.sub("", m5.group(1), count=1).strip()
-        if np and not any(w.lower() in _PREPOSITIONS for w in np.split()):
-            return _Named(_fit(f"{m5.group(2)}: ", _with_article(np)), True)
-    return None
-
-
-def _name_closing_np(plain: str) -> _Named | None:
-    """'a novel disentanglement metric LSEPIN and ...' -> 'LSEPIN: A disentanglement metric'."""
-    words = plain.split(" ", 7)
-    if len(words) < 3 or words[0].lower() not in ("a", "an", "the"):
-        return None
-    for k in range(2, min(len(words), 7)):
-        token = words[k].rstrip(",.;:")
-        if not _name_like(token):
-            continue
-        rest = plain[len(" ".join(words[:k])) + 1 + len(token) :]
-        if not _NAME_AFTER.match(rest):
-            return None
-        np = _ARTICLE_FILLER.sub("", " ".join(words[:k]), count=1).strip()
-        if not np or any(w.lower() in _PREPOSITIONS for w in np.split()):
-            return None
-        return _Named(_fit(f"{token}: ", _with_article(np)), True)
-    return None
-
-
-def _with_article(np: str) -> str:
-    return f"{'An' if np[:1].lower() in 'aeiou' else 'A'} {np}"
-
-
-def _coined_name(rest_md: str) -> _Named | None:
-    """The name right after "termed"/"we call ...": 'mutual information skill learning (MISL)'."""
-    rest_md = rest_md[_NAME_START.match(rest_md).end() :]  # type: ignore[union-attr]  # always matches
-    em = _EMPHASIS.match(rest_md)
-    quoted = _QUOTED.search(rest_md, 0, 60)
-    if em:
-        name = _plain_sentence(em.group(2))
-        after = _plain_sentence(rest_md[em.end() :])
-    elif quoted and len(_plain_sentence(rest_md[: quoted.start()]).split()) <= 4:
-        name = quoted.group(1)  # "we call such a phenomenon “benign oscillation”"
-        after = _plain_sentence(rest_md[quoted.end() :])
-    else:
-        plain = _plain_sentence(rest_md)
-        abbr_ahead = _ABBR_PAREN.search(plain, 0, 90)
-        if abbr_ahead and not re.search(r"[,.;:!?]", plain[: abbr_ahead.start()]):
-            name, after = plain[: abbr_ahead.end()], plain[abbr_ahead.end() :]  # "X and Y (XAY)"
-        else:
-            stop = _NAME_STOP.search(plain)
-            name = plain[: stop.start()] if stop else plain
-            after = plain[len(name) :]
-    abbr = _ABBR_PAREN.search(name)
-    if abbr and _abbreviation(abbr.group(1)):
-        long = _long_form(abbr.group(1), name[: abbr.start()])
-        if long:
-            return _Named(_abbr_title(abbr.group(1), long), True)
-        name = name[: abbr.start()]
-    else:
-        abbr = _ABBR_PAREN.match(after.lstrip())
-        if abbr and _abbreviation(abbr.group(1)):
-            long = _long_form(abbr.group(1), name)
+def _t_description(head: str, name: str | None, at: int) -> str:
+    """What the paper contributes, as a short phrase."""
+    if name is not None:
+        after = head[at + len(name) :]
+        if after[:1] == ")":  # "... Single-Step Completion Policy (SSCP)": the long form
+            long = _long_form(name, head[: at - 1])
             if long:
-                return _Named(_abbr_title(abbr.group(1), long), True)
-    if name.count("(") > name.count(")"):
-        # "Wanda (Pruning by Weights and activations)": the name is what precedes the parenthesis
-        opened = name.index("(")
-        spelled = _SPELLED_OUT.match(name[opened:] + after)
-        name = name[:opened].strip()
-        content = spelled.group(1).strip() if spelled else ""
-        if content and _schwartz_hearst(name, content) == content:
-            return _Named(_fit(f"{name}: ", _title_case(content)), True)
-    name = _clean_phrase(name).strip(" \"'“”‘’")
-    words = name.split()
-    if not 1 <= len(words) <= 5 or not any(c.isalpha() for c in name):
-        return None
-    if len(words) == 1 and not _name_like(name) and not name[:1].isupper():
-        return None  # a single common word is not a name
-    if words[0].lower() in _PREPOSITIONS or words[0].lower() in ("this", "these", "it", "them", "such"):
-        return None
-    return _Named(_capitalize(_title_case(name)), False)
-
-
-@dataclass(slots=True)
-class _Trigger:
-    start: int
-    end: int
-    rank: int  # 0: "we propose ...", 1: "we show that ...", 2: "we study ..."
-
-
-class _Abstract:
-    """An abstract converted once; sentence ends are found lazily, only where triggers occur."""
-
-    __slots__ = ("md", "low", "urls", "first_end", "_ends", "_starts", "_scanned")
-
-    def __init__(self, md: str) -> None:
-        self.md = md
-        low = md.lower()
-        # lowercase needles need a same-length lowercase copy (true unless e.g. "İ" occurs)
-        self.low = low if len(low) == len(md) else md
-        self.urls = _url_spans(md)
-        self._ends: list[int] = []  # sentence ends found so far, in order
-        self._starts: list[int] = []  # where the sentence after each of them starts
-        self._scanned = 0
-        self.first_end = self.sentence_end(0)
-
-    def _boundary(self, i: int) -> tuple[int, int] | None:
-        if self.urls and any(s <= i < e for s, e in self.urls):
-            return None
-        return _boundary_at(self.md, i)
-
-    def _scan_past(self, pos: int) -> None:
-        """Find boundaries (once, left to right) until one ends after ``pos`` or the text ends."""
-        md = self.md
-        while (not self._ends or self._ends[-1] <= pos) and self._scanned < len(md):
-            m = _BOUNDARY_CANDIDATE.search(md, self._scanned)
-            if m is None:
-                self._scanned = len(md)
-                break
-            b = self._boundary(m.start())
-            if b is None:
-                self._scanned = m.start() + 1
-            else:
-                self._ends.append(b[0])
-                self._starts.append(b[1])
-                self._scanned = max(b[1], m.start() + 1)
-
-    def sentence_end(self, pos: int) -> int:
-        """End of the sentence containing ``pos``."""
-        self._scan_past(pos)
-        k = bisect.bisect_right(self._ends, pos)
-        return self._ends[k] if k < len(self._ends) else len(self.md)
-
-    def sentence_start(self, pos: int) -> int:
-        """Start of the sentence containing ``pos``."""
-        self._scan_past(pos)
-        k = bisect.bisect_right(self._starts, pos)
-        return self._starts[k - 1] if k else 0
-
-    def triggers(self) -> list[_Trigger]:
-        md, low = self.md, self.low
-        found: dict[int, _Trigger] = {}
-        for needle, pattern in _TRIGGER_NEEDLES:
-            for hit in needle.finditer(low):
-                i = hit.start()
-                if i == 0 or not md[i - 1].isalnum():
-                    m = pattern.match(md, i)
-                    if m and self._accept(m, pattern):
-                        rank = 0 if m.group("v1") else 2 if m.group("v3") else 1
-                        found[i] = _Trigger(i, m.end(), rank)
-        for hit in _APPOSITION_NEEDLE.finditer(low):
-            m = _APPOSITION.match(md, hit.start())
-            if m:
-                found[hit.start()] = _Trigger(hit.start(), m.end(), 0)
-        return [found[k] for k in sorted(found)]
-
-    def _accept(self, m: re.Match[str], pattern: re.Pattern[str]) -> bool:
-        if pattern is not _TRIGGER_AND:
-            return True
-        # "... and provide X" is ours only in a sentence whose subject is "we"
-        return _WE.search(self.md, self.sentence_start(m.start()), m.start()) is not None
-
-    def coined(self) -> _Named | None:
-        md, low = self.md, self.low
-        hits: list[tuple[int, int]] = []  # (position of the keyword, start of the name)
-        for needle in _PASSIVE_NEEDLES:
-            for m in needle.finditer(low):
-                i = m.start()
-                if (i == 0 or not md[i - 1].isalnum()) and _PASSIVE_CONTEXT.search(md[max(0, i - 40) : i]):
-                    if not low[max(0, i - 3) : i].endswith("so-"):  # "the so-called X" is not a coinage
-                        hits.append((i, m.end()))
-        for m in _ACTIVE_NEEDLE.finditer(low):
-            if m.start() == 0 or not md[m.start() - 1].isalnum():
-                hits.append((m.start(), m.end()))
-        for m in _REFER_NEEDLE.finditer(low):
-            refer = _REFER.match(md, m.start())
-            if refer:
-                hits.append((m.start(), refer.end()))
-        for i, name_start in sorted(hits):
-            named = _coined_name(md[name_start : self.sentence_end(i)])
-            if named:
-                if not named.described:
-                    # "we propose a new family of modern ConvNets, dubbed MogaNet" -> "MogaNet: A new ..."
-                    np = _NP_BEFORE_COMMA.search(_plain_sentence(md[self.sentence_start(i) : i]))
-                    if np and ":" not in named.title:
-                        phrase = _ARTICLE_FILLER.sub("", np.group(1), count=1).strip()
-                        if len(phrase.split()) >= 2 and not _REJECT_START.match(phrase):
-                            return _Named(_fit(f"{named.title}: ", _with_article(phrase)), True)
-                return named
-        return None
-
-
-def _first_sentence_title(doc: _Abstract) -> str:
-    start = 0
-    while start < len(doc.md):
-        end = doc.sentence_end(start)
-        text = _plain_sentence(doc.md[start:end])
-        text = _clean_phrase(_IN_THIS_PAPER.sub("", text, count=1) if _IN_THIS_PAPER.match(text) else text)
-        text = text.rstrip(" .!?")
-        if len(text.split()) >= 2 or end >= len(doc.md):
-            return _ellipsize(_capitalize(text), TITLE_LIMIT)
-        b = _boundary_at(doc.md, end - 1) if end > 0 else None
-        start = b[1] if b is not None and b[1] > start else end + 1
-    return ""
+                return long
+            after = after[1:]
+        m = _T_APPOSITION.match(after)
+        if m:
+            phrase = _t_clip(_T_LEAD.sub("", after[m.end() : m.end() + 400], count=1))
+            if len(phrase.split()) >= 2:
+                return _capitalize(phrase)
+    m = _t_trigger(head)
+    if m is not None:
+        phrase = _t_clip(_T_LEAD.sub("", head[m.end() : m.end() + 400], count=1))
+        if name is not None and phrase.startswith(name):
+            phrase = phrase[len(name) :].lstrip(" ,:(")
+        if len(phrase.split()) >= 2:
+            return _capitalize(phrase)
+    first = _T_SENTENCE.split(head[:400], 1)[0]
+    return _capitalize(_t_clip(first, 14))
 
 
 def _derive(abstract: str) -> str:
-    # Names and aims are stated early: the opening of a very long input is enough.
-    doc = _Abstract(_convert(abstract[:8000], emphasis=True))
-    if not doc.md:
-        return ""
-    triggers = doc.triggers()
-    # 1. a named contribution: "we propose the X (ABBR)", "we introduce SAEBench, a ...", "our method, X"
-    weak: _Named | None = None
-    for t in triggers:
-        if t.rank == 0:
-            named = _name_from_object(doc.md[t.end : min(doc.sentence_end(t.start), t.end + _OBJECT_CHARS)])
-            if named and named.described:
-                return named.title
-            weak = weak or named
-    # 2. a term the authors coin: "termed X (ABBR)", "that we call teacher hacking"
-    coined = doc.coined()
-    if coined:
-        return coined.title
-    if weak:
-        return weak.title
-    # 3. the object of "we propose/show that/study ...": the first sentence wins when it is such a
-    # statement, then contributions, claims and topics, each in text order
-    best: tuple[int, int, str] | None = None
-    for t in triggers:
-        rank = -1 if t.start < doc.first_end else t.rank
-        if best is not None and (rank, t.start) >= best[:2]:
-            continue
-        end = min(doc.sentence_end(t.start), t.end + _OBJECT_CHARS)
-        phrase = _object_phrase(_plain_sentence(doc.md[t.end : end]))
-        if phrase:
-            best = (rank, t.start, phrase)
-    if best is not None:
-        return _fit("", best[2])
-    # 4. the first sentence
-    return _first_sentence_title(doc)
+    head = abstract[:_TITLE_HEAD]
+    found = _t_name(head)
+    name, at = found if found else (None, -1)
+    description = _t_description(head, name, at)
+    if name is not None:
+        at_name = description.casefold().find(name.casefold())
+        if at_name > 0:  # "... model using latent diffusion, called PanoDiffusion": name first
+            description = _T_CALLED.sub("", description[:at_name].rstrip(" ,(*")).rstrip(" ,(")
+        elif at_name == 0:
+            description = description[len(name) :].lstrip(" ,:(*)")
+            description = _capitalize(_T_LEAD.sub("", description, count=1))
+    description = _capitalize(description)
+    if name is None:
+        title = description
+    else:
+        title = f"{name}: {description}" if len(description.split()) >= 2 else name
+    if "$" in title or "\\" in title:
+        title = _capitalize(strip_markup(title))  # LaTeX as Unicode, on the few words kept only
+    if len(title) > TITLE_LIMIT:
+        words = title[: TITLE_LIMIT + 1].split()[:-1]
+        while words and words[-1].lower() in _T_SMALL:
+            words.pop()
+        title = " ".join(words).rstrip(" ,;:-–—")
+    return title if any(c.isalnum() for c in title) else ""
 
 
 def derive_title(abstract: str) -> str:

@@ -9,6 +9,7 @@ import shutil
 import time
 import zipfile
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -216,6 +217,27 @@ def test_params_and_tokenizer_version_key_the_cache(corpus_copy, caplog, monkeyp
     with caplog.at_level(logging.WARNING):
         _, report = open_index(corpus_copy)
     assert not report.from_cache and len(warnings_of(caplog)) == 1
+
+
+def test_parser_and_title_rules_versions_key_the_cache_not_their_source(corpus_copy, monkeypatch):
+    import retrieval.corpus
+    import retrieval.text
+
+    open_index(corpus_copy)
+    # Reading the sources would make any edit (a comment) rebuild every cache: the key must not.
+    real_read_bytes = Path.read_bytes
+
+    def no_source_reads(self):
+        assert self.suffix != ".py", f"the cache key read {self}"
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", no_source_reads)
+    assert open_index(corpus_copy)[1].from_cache
+    monkeypatch.setattr(retrieval.text, "TITLE_RULES_VERSION", "titles-test-changed")
+    assert not open_index(corpus_copy)[1].from_cache
+    assert open_index(corpus_copy)[1].from_cache
+    monkeypatch.setattr(retrieval.corpus, "PARSER_VERSION", "parser-test-changed")
+    assert not open_index(corpus_copy)[1].from_cache
 
 
 def test_cache_dir_and_read_only_fallback(corpus_copy, tmp_path, monkeypatch):
