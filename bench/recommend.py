@@ -14,7 +14,7 @@ papers excluded. Methods, side by side on the same users:
 Speed: a synthetic corpus of 100,000 abstracts (bench/_synth.py), lists of 50 random papers, the
 time of ``recommend(index, list, 25)`` (cold: no vector cache; warm: the list's vectors cached).
 
-    python bench/recommend.py [--users 200] [--seed 7] [--size 100000] [--lists 30]
+    python bench/recommend.py [--variant okapi|l|plus] [--users 200] [--seed 7] [--size 100000] [--lists 30]
                               [--no-latency] [--no-quality] [--work DIR]
 
 Reads ../shared/corpora/iclr2024/papers.jsonl from there (never copied into the project).
@@ -93,14 +93,18 @@ def profile(n_terms: int) -> Method:
     return run
 
 
-def quality(n_users: int, seed: int) -> None:
+def quality(n_users: int, seed: int, variant: str | None) -> None:
+    from bench.ask import served_params
+
+    params = served_params(variant)
     corpus = load_corpus(ICLR)
-    index = build_index(corpus.papers)
+    index = build_index(corpus.papers, params)
     area_of = {p.id: p.area for p in corpus.papers}
     people, eligible = users(corpus.papers, n_users, seed)
     print(
-        f"ICLR 2024: {len(index):,} papers; {len(people)} users x {SAVED} saved papers of one of "
-        f"{len(eligible)} sub-areas (>= {MIN_AREA} papers each); precision@{K}, same sub-area = relevant"
+        f"ICLR 2024 ({params.key()}): {len(index):,} papers; {len(people)} users x {SAVED} saved papers "
+        f"of one of {len(eligible)} sub-areas (>= {MIN_AREA} papers each); "
+        f"precision@{K}, same sub-area = relevant"
     )
     methods = [last_similar, similar_fusion, profile(30), profile(PROFILE_TERMS), profile(120)]
     results = {}
@@ -119,17 +123,21 @@ def quality(n_users: int, seed: int) -> None:
     )
 
 
-def latency(size: int, n_lists: int, seed: int, work: Path) -> None:
+def latency(size: int, n_lists: int, seed: int, work: Path, variant: str | None) -> None:
     from bench._synth import Generator, write_corpus
+    from bench.ask import served_params
     from retrieval.index import open_index
+
+    params = served_params(variant)
 
     folder, cache = work / f"corpus-{size}", work / f"cache-{size}"
     started = time.perf_counter()
     if not folder.exists():
         write_corpus(Generator(size, seed=7).papers(), folder)
-    index, report = open_index(folder, cache_dir=cache)
+    index, report = open_index(folder, params, cache_dir=cache)
     how = "opened from its cache" if report.from_cache else "built"
-    print(f"synthetic: {len(index):,} abstracts, index {how} in {time.perf_counter() - started:.0f} s")
+    took = time.perf_counter() - started
+    print(f"synthetic ({params.key()}): {len(index):,} abstracts, index {how} in {took:.0f} s")
     rng = random.Random(seed)
     ids = [index.papers[i].id for i in range(len(index))]
     cold, warm = [], []
@@ -159,6 +167,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--lists", type=int, default=30)
+    parser.add_argument("--variant", choices=("okapi", "l", "plus"), default=None,
+                        help="BM25 variant (default: the bot's, from config/paperbot.toml)")
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--no-quality", action="store_true")
     parser.add_argument(
@@ -167,9 +177,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     if not args.no_quality:
-        quality(args.users, args.seed)
+        quality(args.users, args.seed, args.variant)
     if not args.no_latency:
-        latency(args.size, args.lists, args.seed, args.work)
+        latency(args.size, args.lists, args.seed, args.work, args.variant)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.cogs.library",
     "bot.cogs.admin",
     "bot.cogs.recommend",
+    "bot.cogs.watch",
 )
 
 

@@ -40,6 +40,7 @@ from bot.cogs.ask import AskCog
 from bot.cogs.library import LibraryCog
 from bot.cogs.recommend import RecommendCog
 from bot.cogs.search import SearchCog
+from bot.cogs.watch import WatchCog
 from bot.errors import StartupError, describe_query_error, user_message
 from bot.services.base import Confirmation, Notice
 from bot.services.library import SavedListPage
@@ -53,6 +54,7 @@ from bot.ui.admin import PROGRESS_EDIT_INTERVAL, progress_text, reindex_embed, s
 from bot.ui.answers import answer_message
 from bot.ui.library import lists_embed, saved_list_page
 from bot.ui.results import SAVE_PLACEHOLDER, SIMILAR_PLACEHOLDER, hit_options, result_content
+from bot.ui.watch import dm_embeds
 from retrieval.errors import QueryError
 from retrieval.text import plural
 
@@ -73,7 +75,7 @@ SYNC_OFFLINE = (
     "The console is offline: there are no Discord commands to sync here. Run /admin sync in Discord."
 )
 #: The cogs whose slash commands the console offers (their option definitions are read, not copied).
-COGS: tuple[type, ...] = (SearchCog, AskCog, LibraryCog, AdminCog, RecommendCog)
+COGS: tuple[type, ...] = (SearchCog, AskCog, LibraryCog, AdminCog, RecommendCog, WatchCog)
 #: The console's user: the application's owner (so /admin works), with a Discord-shaped id.
 CONSOLE_USER_ID = 1200000000000000001
 
@@ -147,6 +149,9 @@ class Console:
             "paper": self.paper,
             "similar": self.similar,
             "recommend": self.recommend,
+            "watch add": self.watch_add,
+            "watch list": self.watch_list,
+            "watch remove": self.watch_remove,
             "ask": self.ask,
             "save": self.save,
             "unsave": self.unsave,
@@ -552,6 +557,20 @@ class Console:
             return
         embeds = E.fit_embeds([reindex_embed(outcome)])
         self.show(Message("✅ Reindex complete.", embeds, edited=True))
+        if outcome.report is not None:
+            for dm in await self.s.watch.alerts(outcome.report.added):
+                who = "you" if dm.user_id == self.user_id else f"user {dm.user_id}"
+                self.write(f"DM to {who}:")
+                self.write(self.render(Message(dm.header, dm_embeds(dm), ephemeral=False)))
+
+    async def watch_add(self, o: dict[str, Any]) -> None:
+        self.notice(await self.s.watch.add(self.user_id, o["query"], o.get("area"), o.get("author")))
+
+    async def watch_list(self, o: dict[str, Any]) -> None:
+        self.notice(await self.s.watch.list(self.user_id))
+
+    async def watch_remove(self, o: dict[str, Any]) -> None:
+        self.notice(await self.s.watch.remove(self.user_id, o["id"]))
 
     async def admin_stats(self, o: dict[str, Any]) -> None:
         self.show(Message(embeds=E.fit_embeds([stats_embed(await self.s.admin.stats())])))

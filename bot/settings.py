@@ -62,6 +62,7 @@ class Settings:
     max_saved_per_user: int = 1000
     max_lists_per_user: int = 50
     recommend_pool: int = 50
+    max_watches_per_user: int = 10
     log_level: str = "INFO"
     discord_token: str | None = field(default=None, repr=False)
     #: ``postgresql://user:password@host:port/db``: use PostgreSQL instead of ``database_path``.
@@ -182,6 +183,8 @@ _KEYS: tuple[tuple[str, str, str, str, _Parser], ...] = (
     ("lists", "max_lists_per_user", "MAX_LISTS_PER_USER", "max_lists_per_user",
      lambda v, n: _int(v, n, 1, 1000)),
     ("discover", "recommend_pool", "RECOMMEND_POOL", "recommend_pool", lambda v, n: _int(v, n, 5, 100)),
+    ("discover", "max_watches_per_user", "MAX_WATCHES_PER_USER", "max_watches_per_user",
+     lambda v, n: _int(v, n, 1, 10)),
     ("logging", "level", "LOG_LEVEL", "log_level", _choice(LOG_LEVELS, upper=True)),
 )
 _PATH_FIELDS = {"corpus_path", "database_path", "index_cache_dir"}

@@ -98,6 +98,7 @@ class AdminCog(commands.Cog, name="Admin"):
             await progress.finish(content=E.fit_content(outcome.error), embeds=[])
             return
         await progress.finish(content="✅ Reindex complete.", embeds=E.fit_embeds([reindex_embed(outcome)]))
+        self.bot.dispatch("paperbot_reindexed", outcome.report)  # watch alerts go out in the background
 
     # -- /admin stats ---------------------------------------------------------------------------
 

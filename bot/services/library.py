@@ -239,24 +239,29 @@ class LibraryService:
     async def forget(self, user_id: int) -> Confirmation | Notice:
         """/forgetme: asks first; then deletes every row paperbot stores about the user."""
         lists = await self.ctx.store.list_lists(user_id)
-        if not lists:
-            return Notice("paperbot stores nothing about you: you have no lists or saved papers.")
+        watches = await self.ctx.store.list_watches(user_id)
+        if not lists and not watches:
+            return Notice(
+                "paperbot stores nothing about you: you have no lists, saved papers or watches."
+            )
         saved = sum(info.count for info in lists)
 
         async def forget() -> str:
             result = await self.ctx.store.forget_user(user_id)
             log.info("user %s asked to be forgotten: %s", user_id, result)
             copies = plural(result.snapshots, "stored paper copy", "stored paper copies")
+            gone = f", {plural(len(watches), 'watch', 'watches')}" if watches else ""
             return (
                 f"Done: deleted {plural(result.saved_items, 'saved paper')} in "
-                f"{plural(result.lists, 'list')}, and {copies} nobody else had saved "
+                f"{plural(result.lists, 'list')}{gone}, and {copies} nobody else had saved "
                 f"({plural(result.total, 'row')} in all). paperbot keeps nothing else about you."
             )
 
+        held = f" and {plural(len(watches), 'watch', 'watches')}" if watches else ""
         return Confirmation(
             question=(
                 f"Delete all your data — {plural(len(lists), 'list')} holding "
-                f"{plural(saved, 'saved paper')}, with their notes? "
+                f"{plural(saved, 'saved paper')}, with their notes{held}? "
                 "This cannot be undone (tip: /export format:json first)."
             ),
             confirm=forget,

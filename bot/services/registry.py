@@ -17,6 +17,7 @@ from bot.services.papers import PaperService
 from bot.services.recommend import RecommendService
 from bot.services.search import SearchService
 from bot.services.transfer import TransferService
+from bot.services.watch import WatchService
 from bot.store import DatabaseError, Store, StoreError
 from retrieval.errors import RetrievalError
 
@@ -37,6 +38,7 @@ class Services:
     transfer: TransferService = field(init=False)
     admin: AdminService = field(init=False)
     recommend: RecommendService = field(init=False)
+    watch: WatchService = field(init=False)
 
     def __post_init__(self) -> None:
         ctx = self.context
@@ -47,6 +49,7 @@ class Services:
         self.transfer = TransferService(ctx)
         self.admin = AdminService(ctx)
         self.recommend = RecommendService(ctx)
+        self.watch = WatchService(ctx)
 
     async def close(self) -> None:
         """Close the store (once)."""

@@ -30,6 +30,8 @@ from bot.store.errors import (
     NotSavedError,
     SavedLimitError,
     StoreError,
+    WatchLimitError,
+    WatchNotFoundError,
 )
 from bot.store.postgres import PostgresStore
 from bot.store.records import (
@@ -40,6 +42,7 @@ from bot.store.records import (
     MAX_SAVED_PER_USER,
     NOTE_MAX,
     PAPER_ID_MAX,
+    WATCH_QUERY_MAX,
     CopyCounts,
     ForgetResult,
     ImportedItem,
@@ -52,6 +55,7 @@ from bot.store.records import (
     SavedPage,
     SaveResult,
     StoreStats,
+    WatchInfo,
     list_key,
     normalize_list_name,
     normalize_note,
@@ -95,6 +99,10 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreStats",
+    "WATCH_QUERY_MAX",
+    "WatchInfo",
+    "WatchLimitError",
+    "WatchNotFoundError",
     "is_url",
     "list_key",
     "normalize_list_name",

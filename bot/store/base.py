@@ -23,6 +23,7 @@ from bot.store.errors import DatabaseError
 from bot.store.records import (
     MAX_LISTS_PER_USER,
     MAX_SAVED_PER_USER,
+    MAX_WATCHES_PER_USER,
     CopyCounts,
     ForgetResult,
     ImportedList,
@@ -33,6 +34,7 @@ from bot.store.records import (
     SavedPage,
     SaveResult,
     StoreStats,
+    WatchInfo,
 )
 from retrieval.models import Paper
 
@@ -248,6 +250,48 @@ class Store(abc.ABC):
         """
 
     # ----------------------------------------------------------------------------- maintenance
+
+    @abc.abstractmethod
+    async def add_watch(
+        self, user_id: int, query: str, area: str = "", author: str = "", *, limit: int = MAX_WATCHES_PER_USER
+    ) -> WatchInfo:
+        """Save a watch (the caller checked the query parses); the cap is checked in the transaction.
+
+        Raises:
+            WatchLimitError: The user has ``limit`` watches already.
+        """
+
+    @abc.abstractmethod
+    async def list_watches(self, user_id: int) -> list[WatchInfo]:
+        """The user's watches, oldest first."""
+
+    @abc.abstractmethod
+    async def remove_watch(self, user_id: int, watch_id: int) -> WatchInfo:
+        """Delete one of the user's watches and return it.
+
+        Raises:
+            WatchNotFoundError: The user has no watch with that number.
+        """
+
+    @abc.abstractmethod
+    async def active_watches(self) -> list[WatchInfo]:
+        """Every watch of every user whose watches are not paused, by user then age."""
+
+    @abc.abstractmethod
+    async def pause_watches(self, user_id: int) -> None:
+        """Pause the user's watches (their DMs are closed) until :meth:`resume_watches`."""
+
+    @abc.abstractmethod
+    async def resume_watches(self, user_id: int) -> bool:
+        """Un-pause the user's watches; True when they were paused."""
+
+    @abc.abstractmethod
+    async def untold_pauses(self) -> set[int]:
+        """Users whose watches were paused and who have not been told yet."""
+
+    @abc.abstractmethod
+    async def mark_pause_told(self, user_id: int) -> None:
+        """Remember that the user was told their watches are paused."""
 
     @abc.abstractmethod
     async def forget_user(self, user_id: int) -> ForgetResult:

@@ -82,6 +82,14 @@ class SavedLimitError(StoreError):
     """The user already has the most saved items allowed."""
 
 
+class WatchLimitError(StoreError):
+    """The user already has the most watches allowed."""
+
+
+class WatchNotFoundError(StoreError, LookupError):
+    """The user has no watch with that number."""
+
+
 class NoteTooLongError(StoreError, ValueError):
     """A note is longer than the store's note limit."""
 

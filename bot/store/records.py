@@ -153,11 +153,30 @@ class ForgetResult:
     saved_items: int
     lists: int
     snapshots: int
+    watches: int = 0
 
     @property
     def total(self) -> int:
         """All rows deleted."""
-        return self.saved_items + self.lists + self.snapshots
+        return self.saved_items + self.lists + self.snapshots + self.watches
+
+
+#: Most watches per user unless the store is opened with another cap.
+MAX_WATCHES_PER_USER = 10
+#: Longest watch query, in characters.
+WATCH_QUERY_MAX = 300
+
+
+@dataclass(frozen=True, slots=True)
+class WatchInfo:
+    """One saved watch: a query (the query language) and the /search filters, numbered per store."""
+
+    id: int
+    user_id: int
+    query: str
+    area: str
+    author: str
+    created_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,12 +41,17 @@ from bot.store.errors import (
     ListNotFoundError,
     NotSavedError,
     SavedLimitError,
+    StoreError,
+    WatchLimitError,
+    WatchNotFoundError,
 )
 from bot.store.records import (
     DEFAULT_LIST,
     MAX_PAGE,
+    MAX_WATCHES_PER_USER,
     NOTE_MAX,
     PAPER_ID_MAX,
+    WATCH_QUERY_MAX,
     CopyCounts,
     ForgetResult,
     ImportedItem,
@@ -58,6 +63,7 @@ from bot.store.records import (
     SavedPage,
     SaveResult,
     StoreStats,
+    WatchInfo,
     check_user,
     clean_paper_id,
     clean_text,
@@ -72,6 +78,7 @@ from retrieval.text import plural
 log = logging.getLogger("bot.store")
 
 T = TypeVar("T")
+_WATCH_COLUMNS = "id, user_id, query, area, author, created_at"
 
 #: The tables a copy moves, each with its columns in copy order.
 TABLES: dict[str, tuple[str, ...]] = {
@@ -90,6 +97,8 @@ TABLES: dict[str, tuple[str, ...]] = {
     ),
     "imported": ("user_id", "paper_id", "title", "authors", "et_al", "area", "abstract", "url"),
     "saved": ("id", "list_id", "paper_id", "user_id", "note", "saved_at"),
+    "watches": ("id", "user_id", "query", "area", "author", "created_at"),
+    "watch_pauses": ("user_id", "paused_at", "told"),
 }
 
 
@@ -729,6 +738,121 @@ class SqlStore(Store):
 
     # ----------------------------------------------------------------------------- maintenance
 
+    # ---------------------------------------------------------------------------------- watches
+
+    @staticmethod
+    def _watch(row: Sequence[Any]) -> WatchInfo:
+        return WatchInfo(
+            id=int(row[0]),
+            user_id=int(row[1]),
+            query=row[2],
+            area=row[3],
+            author=row[4],
+            created_at=parse_time(row[5]),
+        )
+
+    async def add_watch(
+        self, user_id: int, query: str, area: str = "", author: str = "", *, limit: int = MAX_WATCHES_PER_USER
+    ) -> WatchInfo:
+        uid = check_user(user_id)
+        query, area, author = " ".join(query.split()), " ".join(area.split()), " ".join(author.split())
+        if not query or len(query) > WATCH_QUERY_MAX:
+            raise StoreError(f"A watch query takes 1 to {WATCH_QUERY_MAX} characters.")
+
+        async def op(tx: Tx) -> WatchInfo:
+            count = int(await tx.fetchval("SELECT count(*) FROM watches WHERE user_id = ?", uid))
+            if count >= limit:
+                raise WatchLimitError(
+                    f"You already have {plural(count, 'watch', 'watches')}, the most allowed; "
+                    "remove one with /watch remove first."
+                )
+            row = await tx.fetchrow(
+                "INSERT INTO watches (user_id, query, area, author, created_at) VALUES (?, ?, ?, ?, ?) "
+                f"RETURNING {_WATCH_COLUMNS}",
+                uid,
+                query,
+                area,
+                author,
+                now(),
+            )
+            return self._watch(row)
+
+        return await self._run(op, write=True, user=uid)
+
+    async def list_watches(self, user_id: int) -> list[WatchInfo]:
+        uid = check_user(user_id)
+
+        async def op(tx: Tx) -> list[WatchInfo]:
+            rows = await tx.fetch(
+                f"SELECT {_WATCH_COLUMNS} FROM watches WHERE user_id = ? ORDER BY id",
+                uid,
+            )
+            return [self._watch(r) for r in rows]
+
+        return await self._run(op, write=False)
+
+    async def remove_watch(self, user_id: int, watch_id: int) -> WatchInfo:
+        uid = check_user(user_id)
+
+        async def op(tx: Tx) -> WatchInfo:
+            row = await tx.fetchrow(
+                f"SELECT {_WATCH_COLUMNS} FROM watches WHERE user_id = ? AND id = ?",
+                uid,
+                int(watch_id),
+            )
+            if row is None:
+                raise WatchNotFoundError(
+                    f"You have no watch number {watch_id}; /watch list shows yours with their numbers."
+                )
+            await tx.execute("DELETE FROM watches WHERE user_id = ? AND id = ?", uid, int(watch_id))
+            return self._watch(row)
+
+        return await self._run(op, write=True, user=uid)
+
+    async def active_watches(self) -> list[WatchInfo]:
+        async def op(tx: Tx) -> list[WatchInfo]:
+            rows = await tx.fetch(
+                "SELECT w.id, w.user_id, w.query, w.area, w.author, w.created_at FROM watches w "
+                "WHERE NOT EXISTS (SELECT 1 FROM watch_pauses p WHERE p.user_id = w.user_id) "
+                "ORDER BY w.user_id, w.id"
+            )
+            return [self._watch(r) for r in rows]
+
+        return await self._run(op, write=False)
+
+    async def pause_watches(self, user_id: int) -> None:
+        uid = check_user(user_id)
+
+        async def op(tx: Tx) -> None:
+            await tx.execute("DELETE FROM watch_pauses WHERE user_id = ?", uid)
+            await tx.execute(
+                "INSERT INTO watch_pauses (user_id, paused_at, told) VALUES (?, ?, 0)", uid, now()
+            )
+
+        await self._run(op, write=True, user=uid)
+
+    async def resume_watches(self, user_id: int) -> bool:
+        uid = check_user(user_id)
+
+        async def op(tx: Tx) -> bool:
+            return await tx.execute("DELETE FROM watch_pauses WHERE user_id = ?", uid) > 0
+
+        return await self._run(op, write=True, user=uid)
+
+    async def untold_pauses(self) -> set[int]:
+        async def op(tx: Tx) -> set[int]:
+            return {int(r[0]) for r in await tx.fetch("SELECT user_id FROM watch_pauses WHERE told = 0")}
+
+        return await self._run(op, write=False)
+
+    async def mark_pause_told(self, user_id: int) -> None:
+        uid = check_user(user_id)
+
+        async def op(tx: Tx) -> None:
+            await tx.execute("UPDATE watch_pauses SET told = 1 WHERE user_id = ?", uid)
+
+        await self._run(op, write=True, user=uid)
+
     async def forget_user(self, user_id: int) -> ForgetResult:
         uid = check_user(user_id)
 
@@ -738,7 +862,9 @@ class SqlStore(Store):
             lists = await tx.execute("DELETE FROM lists WHERE user_id = ?", uid)
             snapshots = await tx.execute("DELETE FROM imported WHERE user_id = ?", uid)
             snapshots += await self._prune(tx, uid, ids)
-            return ForgetResult(saved_items=saved, lists=lists, snapshots=snapshots)
+            watches = await tx.execute("DELETE FROM watches WHERE user_id = ?", uid)
+            watches += await tx.execute("DELETE FROM watch_pauses WHERE user_id = ?", uid)
+            return ForgetResult(saved_items=saved, lists=lists, snapshots=snapshots, watches=watches)
 
         result = await self._run(op, write=True, user=uid)
         log.info(

@@ -297,3 +297,22 @@ async def test_the_console_shows_what_the_bot_sends(harness, line, command, opti
     if message.file is not None:
         [attachment] = sent.message["attachments"]
         assert attachment["filename"] == message.file[0] and attachment["size"] == len(message.file[1])
+
+
+def test_watch_alerts_are_printed_under_a_dm_line(settings_factory, tmp_path):
+    import shutil
+
+    from tests.bot.conftest import CORPUS
+
+    one = tmp_path / "one"
+    one.mkdir()
+    first = sorted(CORPUS.glob("*.txt"))[0]
+    shutil.copy(first, one / first.name)
+    script = f"/admin reindex path:{one}\n/watch add learning\n/watch list\n/admin reindex\n/recommend\n"
+    code, out = console(settings_factory(), script)
+    assert code == 0
+    assert "Watching “learning”" in out and "**1.**" not in out  # markdown rendered for the terminal
+    dm_lines = [line for line in out.splitlines() if line.startswith("DM")]
+    assert dm_lines == ["DM to you:"]
+    dm = out.split("DM to you:", 1)[1]
+    assert "The corpus was reindexed" in dm and "“learning” — " in dm

@@ -639,6 +639,16 @@ LEGACY_DATA: dict[int, list[str]] = {
         "INSERT INTO saved (list_id, paper_id, user_id, saved_at, note) "
         "VALUES (7, 'old1', 42, '2024-01-02T00:00:00.000000+00:00', '')",
     ],
+    # v3: private imports, saved rows with their own id (v4 adds watches).
+    3: [
+        "INSERT INTO lists (id, user_id, name, name_key, created_at) "
+        "VALUES (7, 42, 'To Read', 'to read', '2024-01-01T00:00:00.000000+00:00')",
+        "INSERT INTO papers (paper_id, title, authors, et_al, area, abstract, url, first_seen, last_seen, "
+        "in_corpus) VALUES ('old1', 'Old paper', '[\"A B\"]', 1, 'Area', 'Abstract', NULL, "
+        "'2024-01-01T00:00:00.000000+00:00', '2024-01-01T00:00:00.000000+00:00', 1)",
+        "INSERT INTO saved (id, list_id, paper_id, user_id, saved_at, note) "
+        "VALUES (1, 7, 'old1', 42, '2024-01-02T00:00:00.000000+00:00', '')",
+    ],
 }
 
 
@@ -869,3 +879,34 @@ async def test_imported_text_is_escaped_and_urls_must_be_http(store: Store) -> N
     await export.import_file(store, ALICE, exported)
     again = {i.paper_id: i for i in (await store.export_items(ALICE))[0]}
     assert again["p0042"].title == crafted.title and again["p0042"].abstract == crafted.abstract
+
+
+# -- watches ----------------------------------------------------------------------------------------
+
+
+async def test_watches_add_list_remove_cap_pause_and_forget(tmp_path: Path) -> None:
+    from bot.store import WatchLimitError, WatchNotFoundError
+
+    async with await Store.open(tmp_path / "w.db") as s:
+        first = await s.add_watch(ALICE, "  sparse   autoencoders ", "Theory", "", limit=2)
+        assert first.query == "sparse autoencoders" and first.area == "Theory" and first.user_id == ALICE
+        await s.add_watch(ALICE, "reward models", limit=2)
+        with pytest.raises(WatchLimitError, match="2 watches, the most allowed"):
+            await s.add_watch(ALICE, "third", limit=2)
+        other = await s.add_watch(BOB, "diffusion")
+        assert [w.query for w in await s.list_watches(ALICE)] == ["sparse autoencoders", "reward models"]
+        with pytest.raises(WatchNotFoundError):
+            await s.remove_watch(ALICE, other.id)  # Bob's: not Alice's to remove
+        assert (await s.remove_watch(ALICE, first.id)).query == "sparse autoencoders"
+        await s.pause_watches(BOB)
+        assert {w.user_id for w in await s.active_watches()} == {ALICE}
+        assert await s.untold_pauses() == {BOB}
+        await s.mark_pause_told(BOB)
+        assert await s.untold_pauses() == set()
+        assert await s.resume_watches(BOB) and not await s.resume_watches(BOB)
+        assert {w.user_id for w in await s.active_watches()} == {ALICE, BOB}
+        await s.pause_watches(ALICE)
+        forgotten = await s.forget_user(ALICE)
+        assert forgotten.watches == 2  # one watch and the pause
+        assert await s.list_watches(ALICE) == [] and await s.untold_pauses() == set()
+        assert [w.query for w in await s.list_watches(BOB)] == ["diffusion"]

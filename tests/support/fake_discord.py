@@ -227,6 +227,8 @@ class FakeDiscord:
         # Seconds after its creation within which an interaction's first callback must come, as on
         # Discord (3.0); later ones get 404 Unknown interaction (10062). None: not enforced.
         self.callback_deadline: float | None = None
+        self.dm_channels: dict[int, int] = {}  # user id -> the DM channel the bot opened with them
+        self.closed_dms: set[int] = set()  # users whose DMs refuse the bot (403, code 50007)
         self.identified = threading.Event()  # set once a bot identified on the fake gateway
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -437,10 +439,12 @@ class FakeDiscord:
                 "position": 0,
             }
         if parts[0] == "users" and parts[1:] == ["@me", "channels"] and m == "POST":
+            recipient = int((r.json or {}).get("recipient_id") or 0)
+            channel = self.dm_channels.setdefault(recipient, DM_CHANNEL_ID + len(self.dm_channels))
             return 200, {
-                "id": str(DM_CHANNEL_ID),
+                "id": str(channel),
                 "type": 1,
-                "recipients": [(r.json or {}).get("recipient_id")],
+                "recipients": [user_payload(recipient, f"user{recipient % 1000}")],
             }
         return 404, {"message": f"fake Discord: no route for {m} {p}", "code": 0}
 
@@ -711,9 +715,22 @@ class FakeDiscord:
                 return 204, None
         return 404, {"message": "fake Discord: unknown webhook route", "code": 0}
 
+    def dms_to(self, user_id: int) -> list[RecordedRequest]:
+        """The messages the bot posted into its DM channel with ``user_id``."""
+        channel = self.dm_channels.get(int(user_id))
+        return [
+            r
+            for r in self.requests
+            if channel is not None and r.method == "POST" and r.path == f"/channels/{channel}/messages"
+        ]
+
     def _channel_messages(self, r: RecordedRequest, parts: list[str]) -> tuple[int, Any]:
         channel_id = int(parts[1])
         body = r.json if isinstance(r.json, dict) else {}
+        recipient = next((u for u, c in self.dm_channels.items() if c == channel_id), None)
+        if recipient is not None and recipient in self.closed_dms and r.method == "POST":
+            r.expected_error = True  # the test closed this user's DMs
+            return 403, {"message": "Cannot send messages to this user", "code": 50007}
         if len(parts) == 3 and r.method == "POST":
             reference = body.get("message_reference")
             guild_id = None
