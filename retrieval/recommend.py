@@ -3,14 +3,14 @@
 The method (chosen by ``bench/recommend.py`` on ICLR 2024, sub-areas as ground truth; the README has
 the figures) is a Rocchio-style profile queried through the BM25 index:
 
-1. each saved paper becomes the vector of its BM25 impacts (the index's own per-term weights: tf
-   saturated by ``k1``, length-normalised by ``b``, times idf), L2-normalised, so a long abstract
-   weighs no more than a short one;
+1. each saved paper becomes the vector of its BM25 term weights (the index's idf times its term
+   frequency saturated by ``k1`` and length-normalised by ``b``, in BM25Okapi's form), L2-normalised,
+   so a long abstract weighs no more than a short one;
 2. the profile is the mean of those vectors: words the saved papers *share* add up, words only one
    of them uses are diluted;
 3. its heaviest terms (at most :data:`PROFILE_TERMS`, and no more postings than
    :data:`POSTINGS_BUDGET` allows) are a weighted BM25 query: a paper scores
-   ``sum(weight[t] * impact[t, paper])``;
+   ``sum(weight[t] * impact[t, paper])``, with the index's own BM25 contributions (``postings``);
 4. saved papers (all of them, not only the list's) are never recommended; each recommendation names
    the saved paper it is most like (the one whose vector agrees most with it on the query terms), for
    a "because you saved …" line.
@@ -79,20 +79,32 @@ def _normalised(tids: IntArray, weights: FloatArray) -> Vector:
     return tids, weights / norm
 
 
+def _weights(
+    index: Index, tids: IntArray, docs: npt.NDArray[np.integer], tf: npt.NDArray[np.integer]
+) -> FloatArray:
+    """BM25Okapi-form weights of terms ``tids`` in docs ``docs`` with frequencies ``tf`` (idf from
+    the index, whatever its variant; every weight is positive for a term the doc holds)."""
+    k1, b = index.params.k1, index.params.b
+    norm = k1 * (1 - b + b * index.doc_len[docs].astype(np.float64) / (index.avgdl or 1.0))
+    freq = tf.astype(np.float64)
+    return np.abs(index.idf[tids]) * (freq * (k1 + 1) / (freq + norm))
+
+
 def _vector_by_tokens(index: Index, pos: int) -> Vector:
-    """One paper's vector: its tokens, then each term's impact for it (a binary search per term)."""
+    """One paper's vector: its tokens, then each term's frequency in it (a binary search per term)."""
     from retrieval.index import paper_tokens
 
-    vocab, indptr, post_docs, post_impact = index.vocab, index.indptr, index.post_docs, index.post_impact
+    vocab, indptr, post_docs, post_tf = index.vocab, index.indptr, index.post_docs, index.core.post_tf
     tids = np.array(sorted({vocab[t] for t in paper_tokens(index.papers[pos]) if t in vocab}), dtype=np.int64)
-    weights = np.zeros(len(tids), dtype=np.float64)
+    tf = np.zeros(len(tids), dtype=np.int64)
     for i, tid in enumerate(tids.tolist()):
         lo, hi = int(indptr[tid]), int(indptr[tid + 1])
         j = lo + int(np.searchsorted(post_docs[lo:hi], pos))
         if j < hi and int(post_docs[j]) == pos:
-            weights[i] = post_impact[j]
-    keep = weights > 0
-    return _normalised(tids[keep], weights[keep])
+            tf[i] = post_tf[j]
+    keep = tf > 0
+    tids = tids[keep]
+    return _normalised(tids, _weights(index, tids, np.full(len(tids), pos), tf[keep]))
 
 
 def _vectors_by_scan(index: Index, positions: Sequence[int]) -> dict[int, Vector]:
@@ -102,7 +114,7 @@ def _vectors_by_scan(index: Index, positions: Sequence[int]) -> dict[int, Vector
     at = np.flatnonzero(member[index.post_docs])
     tids = np.searchsorted(index.indptr, at, side="right") - 1
     docs = index.post_docs[at]
-    weights = index.post_impact[at]
+    weights = _weights(index, tids, docs, index.core.post_tf[at])
     order = np.argsort(docs, kind="stable")
     docs, tids, weights = docs[order], tids[order], weights[order]
     bounds = np.searchsorted(docs, np.asarray(sorted(set(positions))), side="left")
@@ -218,13 +230,12 @@ def recommend(
     query_tids, query_weights = _profile(index, vectors, n_terms)
     if not len(query_tids):
         return []
-    indptr, post_docs, post_impact = index.indptr, index.post_docs, index.post_impact
     scores = np.zeros(len(index), dtype=np.float64)
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[IntArray, FloatArray]] = []
     for tid, weight in zip(query_tids.tolist(), query_weights.tolist(), strict=True):
-        lo, hi = int(indptr[tid]), int(indptr[tid + 1])
-        scores[post_docs[lo:hi]] += weight * post_impact[lo:hi]
-        spans.append((lo, hi))
+        docs, impacts = index.postings(tid)  # the index's own BM25 contributions of the term
+        scores[docs] += weight * impacts
+        spans.append((docs, impacts))
     scores[positions] = 0.0
     for pid in exclude:
         pos = index.position(pid) if isinstance(pid, str) else None
@@ -234,7 +245,7 @@ def recommend(
     if not len(candidates):
         return []
     chosen = candidates[_top(scores[candidates], k)]
-    because = _because(query_tids, vectors, spans, post_docs, post_impact, chosen)
+    because = _because(query_tids, vectors, spans, chosen)
     return [
         Recommendation(
             paper=index.papers[int(doc)],
@@ -261,9 +272,7 @@ def _top(values: npt.NDArray[np.float64], k: int) -> npt.NDArray[np.int64]:
 def _because(
     query_tids: IntArray,
     vectors: Sequence[Vector],
-    spans: list[tuple[int, int]],
-    post_docs: npt.NDArray[np.int32],
-    post_impact: FloatArray,
+    spans: list[tuple[IntArray, FloatArray]],
     chosen: IntArray,
 ) -> list[int]:
     """Per chosen doc, the index of the saved paper whose vector agrees most with it on the query
@@ -276,13 +285,12 @@ def _because(
         found[inside] = tids[at[inside]] == query_tids[inside]
         saved[row, found] = weights[at[found]]
     impacts = np.zeros((len(query_tids), len(chosen)), dtype=np.float64)  # T x R
-    for row, (lo, hi) in enumerate(spans):
-        docs = post_docs[lo:hi]
+    for row, (docs, contributions) in enumerate(spans):
         at = np.searchsorted(docs, chosen)
         inside = at < len(docs)
         found = np.zeros(len(chosen), dtype=np.bool_)
         found[inside] = docs[at[inside]] == chosen[inside]
-        impacts[row, found] = post_impact[lo:hi][at[found]]
+        impacts[row, found] = contributions[at[found]]
     agreement = saved @ impacts  # S x R
     newest_first = agreement[::-1]  # argmax takes the first maximum: the newest saved paper wins ties
     return [len(vectors) - 1 - int(i) for i in np.argmax(newest_first, axis=0)]
