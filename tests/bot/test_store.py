@@ -884,10 +884,10 @@ async def test_imported_text_is_escaped_and_urls_must_be_http(store: Store) -> N
 # -- watches ----------------------------------------------------------------------------------------
 
 
-async def test_watches_add_list_remove_cap_pause_and_forget(tmp_path: Path) -> None:
+async def test_watches_add_list_remove_cap_pause_and_forget(store_target) -> None:
     from bot.store import WatchLimitError, WatchNotFoundError
 
-    async with await Store.open(tmp_path / "w.db") as s:
+    async with await Store.open(store_target) as s:
         first = await s.add_watch(ALICE, "  sparse   autoencoders ", "Theory", "", limit=2)
         assert first.query == "sparse autoencoders" and first.area == "Theory" and first.user_id == ALICE
         await s.add_watch(ALICE, "reward models", limit=2)
