@@ -72,6 +72,9 @@ SUPPORT_SHARE = 0.3
 #: Question words whose idf is below this (in more than ~37 % of the papers: "model", "learning")
 #: say little about what a paper is about: they rank, but do not count as held question words.
 GENERIC_IDF = 1.0
+#: Below this many papers no word is generic: in a corpus of three, a word in two of them still
+#: tells them apart.
+GENERIC_MIN_PAPERS = 10
 #: Words that frame a question rather than name its topic. Stopwords ("how", "why", "does") are
 #: dropped by the tokenizer already; these are the content words questions are made of.
 FRAME_WORDS = (
@@ -168,9 +171,7 @@ def _question_words(index: Index, question: str) -> list[_Word]:
         seen.add(tokens)
         frame = _ON["frame"] and tokens <= FRAME_TOKENS
         weight = max(_idf(index, t) for t in tokens)
-        words.append(_Word(tokens, not frame, weight, weight < GENERIC_IDF, bool(tokens & names)))
-    if not any(w.topical for w in words):  # "how does it work?": nothing but frame words
-        words = [_Word(w.tokens, True, w.weight, w.generic, w.name) for w in words]
+        words.append(_Word(tokens, not frame, weight, _generic(index, weight), bool(tokens & names)))
     return words
 
 
@@ -186,7 +187,7 @@ def _asked(index: Index, question: str) -> int:
             continue
         seen.add(tokens)
         known = [t for t in tokens if t in index.vocab]
-        if not known or max(_idf(index, t) for t in known) >= GENERIC_IDF:
+        if not known or not _generic(index, max(_idf(index, t) for t in known)):
             count += 1
     return count
 
@@ -203,6 +204,10 @@ def _names(question: str) -> frozenset[str]:
         if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or (i > 0 and w[:1].isupper()):
             out.update(tokenize(w))
     return frozenset(out)
+
+
+def _generic(index: Index, idf: float) -> bool:
+    return idf < GENERIC_IDF and len(index) >= GENERIC_MIN_PAPERS
 
 
 def _idf(index: Index, term: str) -> float:
@@ -442,7 +447,10 @@ def _ranked(index: Index, question: str, depth: int = RERANK_DEPTH) -> tuple[lis
     """The question's words, and the candidate papers that bear on it (holding two of its topical
     words, one when it asks about one), best first."""
     words = _question_words(index, question)
-    need = min(2, _asked(index, question))
+    asked = _asked(index, question)
+    if not asked:  # "how does it work?": nothing but frame words and words most papers use
+        return words, []
+    need = min(2, asked)
     return words, [c for c in _candidates(index, words, depth) if c.held >= need]
 
 

@@ -148,8 +148,23 @@ def test_nothing_when_no_paper_holds_two_topical_words_of_the_question(seed_inde
     assert seed_index.answer("how do diffusion models get faster?").sentences == ()
     # Words the corpus never uses still count: only "affect" is indexed here.
     assert seed_index.answer("how does the weather affect cats?").sentences == ()
+    # Nothing but frame words: nothing to answer about.
+    assert seed_index.answer("how does it work?").sentences == ()
+    assert seed_index.answer("what makes it good?").sentences == ()
     # One topical word asked about, one held: that is an answer.
     assert seed_index.answer("what are sparse autoencoders?").sentences
+
+
+def test_a_corpus_of_one_or_two_papers_is_answered():
+    from retrieval.index import BM25Params, build_index
+
+    one = build_index([_abstract_paper(
+        "solo", "Solo",
+        "Reward models score responses of language models. We train reward models on preference pairs.",
+    )], BM25Params())
+    answer = one.answer("how are reward models trained?")
+    assert answer.sentences and answer.sentences[0].text.startswith("We train reward models")
+    assert one.answer("how do diffusion models get faster?").sentences == ()
 
 
 def test_question_kinds():
