@@ -1239,7 +1239,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-TITLE_RULES_VERSION = "titles-2026.1"
+TITLE_RULES_VERSION = "titles-2026.2"
 
 _TITLE_HEAD = 2000  # a title is found in the opening of an abstract
 _T_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(\\$])")
@@ -1279,6 +1279,9 @@ _T_NAMING = (
 )
 _T_APPOSITION = re.compile(r"\*?\s*(?:,|:|\s(?:is|as|—|-))\s*(?:an?\s+|the\s+)?")
 _T_CALLED = re.compile(r"[\s,]*\b(?:called|named|termed|dubbed|coined|namely|i\.e\.)$", re.I)
+# A statement whose object starts so ("we address this gap", "we study such an algorithm") names
+# nothing by itself: the next statement, or the first sentence, is tried instead.
+_T_ANAPHORA = frozenset("this these that those such it its them they and or but how whether why".split())
 _T_SMALL = frozenset("a an the of for and or to in on with by from via at as into is are".split())
 
 
@@ -1347,20 +1350,22 @@ def _t_name(head: str) -> tuple[str, int] | None:
     return best[2], best[3]
 
 
-def _t_trigger(head: str) -> re.Match[str] | None:
-    """The first "we propose / this paper introduces ..." statement: the regex is tried only where
-    "we " or "this " starts (str.find), not at every character."""
-    best: re.Match[str] | None = None
+def _t_triggers(head: str, limit: int = 4) -> list[re.Match[str]]:
+    """The first few "we propose / this paper introduces ..." statements, in text order. The regex
+    is tried only where "we ", "this " or "our " starts (str.find), not at every character."""
+    found: list[re.Match[str]] = []
     for needle in ("we ", "We ", "this ", "This ", "our ", "Our "):
         i = head.find(needle)
-        while i != -1 and (best is None or i < best.start()):
+        while i != -1:
             if i == 0 or not head[i - 1].isalnum():
                 m = _T_TRIGGER.match(head, i)
                 if m is not None:
-                    best = m
-                    break
+                    found.append(m)
+                    if len(found) >= 2 * limit:
+                        break
             i = head.find(needle, i + 3)
-    return best
+    found.sort(key=lambda m: m.start())
+    return found[:limit]
 
 
 def _t_description(head: str, name: str | None, at: int) -> str:
@@ -1377,12 +1382,12 @@ def _t_description(head: str, name: str | None, at: int) -> str:
             phrase = _t_clip(_T_LEAD.sub("", after[m.end() : m.end() + 400], count=1))
             if len(phrase.split()) >= 2:
                 return _capitalize(phrase)
-    m = _t_trigger(head)
-    if m is not None:
+    for m in _t_triggers(head):
         phrase = _t_clip(_T_LEAD.sub("", head[m.end() : m.end() + 400], count=1))
         if name is not None and phrase.startswith(name):
             phrase = phrase[len(name) :].lstrip(" ,:(")
-        if len(phrase.split()) >= 2:
+        words = phrase.split()
+        if len(words) >= 2 and words[0].lower() not in _T_ANAPHORA:
             return _capitalize(phrase)
     first = _T_SENTENCE.split(head[:400], 1)[0]
     return _capitalize(_t_clip(first, 14))
