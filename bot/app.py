@@ -53,8 +53,12 @@ def default_intents() -> discord.Intents:
     return intents
 
 
-class PaperBot(commands.Bot):
-    """The paper bot. Construct with settings; ``login`` runs :meth:`setup_hook`, which does all the work."""
+class PaperBot(commands.AutoShardedBot):
+    """The paper bot. Construct with settings; ``login`` runs :meth:`setup_hook`, which does all the work.
+
+    Sharded the way discord.py does it: ``SHARD_COUNT``/``SHARD_IDS`` name this process's shards;
+    unset, discord.py asks Discord how many are needed (one connection when one suffices).
+    """
 
     def __init__(
         self,
@@ -74,6 +78,8 @@ class PaperBot(commands.Bot):
             allowed_mentions=discord.AllowedMentions.none(),
             http_trace=http_trace,
             tree_cls=PaperTree,  # defers any command still unanswered after 2 s (Discord allows 3)
+            shard_count=settings.shard_count,
+            shard_ids=list(settings.shard_ids) if settings.shard_ids is not None else None,
             **options,
         )
         self.settings = settings

@@ -61,6 +61,10 @@ class Settings:
     cooldown_per: float = 30.0
     max_saved_per_user: int = 1000
     max_lists_per_user: int = 50
+    #: Gateway shards in all (every process the same); None: discord.py asks Discord how many.
+    shard_count: int | None = None
+    #: The shards this process runs (of ``shard_count``); None: all of them.
+    shard_ids: tuple[int, ...] | None = None
     recommend_pool: int = 50
     max_watches_per_user: int = 10
     log_level: str = "INFO"
@@ -151,6 +155,32 @@ def _snowflakes(value: object, name: str) -> frozenset[int]:
     return frozenset(_snowflake(item, name) for item in items if str(item).strip())
 
 
+def _opt_count(value: object, name: str) -> int | None:
+    text = str(value).strip()
+    return None if text in {"", "0"} else _int(text, name, 1, 100_000)
+
+
+def _shard_ids(value: object, name: str) -> tuple[int, ...] | None:
+    """``"0-3"``, ``"0,2,5"``, ``"0-1,4"`` (or a list of ints in the config file) -> sorted unique ids."""
+    if isinstance(value, list):
+        parts = [str(v) for v in value]
+    else:
+        parts = [p.strip() for p in str(value).split(",") if p.strip()]
+    if not parts:
+        return None
+    ids: set[int] = set()
+    for part in parts:
+        low, dash, high = part.partition("-")
+        try:
+            first, last = int(low), int(high) if dash else int(low)
+        except ValueError:
+            raise SettingsError(f"{name}: {part!r} is not a shard id or a range such as 0-3") from None
+        if first < 0 or last < first:
+            raise SettingsError(f"{name}: {part!r} is not a shard id or a range such as 0-3")
+        ids.update(range(first, last + 1))
+    return tuple(sorted(ids))
+
+
 def _choice(options: tuple[str, ...], upper: bool = False) -> Callable[[object, str], str]:
     def parse(value: object, name: str) -> str:
         text = str(value).strip()
@@ -185,6 +215,8 @@ _KEYS: tuple[tuple[str, str, str, str, _Parser], ...] = (
     ("discover", "recommend_pool", "RECOMMEND_POOL", "recommend_pool", lambda v, n: _int(v, n, 5, 100)),
     ("discover", "max_watches_per_user", "MAX_WATCHES_PER_USER", "max_watches_per_user",
      lambda v, n: _int(v, n, 1, 10)),
+    ("discord", "shard_count", "SHARD_COUNT", "shard_count", _opt_count),
+    ("discord", "shard_ids", "SHARD_IDS", "shard_ids", _shard_ids),
     ("logging", "level", "LOG_LEVEL", "log_level", _choice(LOG_LEVELS, upper=True)),
 )
 _PATH_FIELDS = {"corpus_path", "database_path", "index_cache_dir"}
@@ -262,6 +294,14 @@ def load_settings(
     if env.get("DATABASE_URL", "").strip():
         values["database_url"] = _database_url(env["DATABASE_URL"], "DATABASE_URL")
     settings = replace(Settings(), **values)
+    if settings.shard_ids is not None:
+        if settings.shard_count is None:
+            raise SettingsError("SHARD_IDS needs SHARD_COUNT (every process must agree on the total)")
+        count, highest = settings.shard_count, settings.shard_ids[-1]
+        if highest >= count:
+            raise SettingsError(
+                f"SHARD_IDS: shard {highest} does not exist with SHARD_COUNT={count} (ids are 0..{count - 1})"
+            )
     try:  # BM25Params validates its own ranges; fail at start-up rather than at the first search
         settings.bm25  # noqa: B018
     except (TypeError, ValueError) as exc:

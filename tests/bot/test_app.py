@@ -157,6 +157,43 @@ def test_run_bot_connects_then_stops_cleanly_on_sigterm(settings_factory, caplog
     assert FAKE_TOKEN not in caplog.text
 
 
+def run_until_identified(settings, fake, shards: int) -> int:
+    """run_bot until ``shards`` IDENTIFYs reached the fake gateway, then SIGTERM; the exit code."""
+    running = threading.Event()
+
+    def stop_when_ready():
+        deadline = time.monotonic() + 60
+        while len(fake.identified_shards) < shards and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if running.is_set():
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    running.set()
+    threading.Thread(target=stop_when_ready, daemon=True).start()
+    try:
+        return run_bot(settings, http_trace=loopback_only_trace())
+    finally:
+        running.clear()
+
+
+def test_unset_shards_let_discord_decide(settings_factory):
+    """No SHARD_COUNT: discord.py asks GET /gateway/bot (the fake says 1) and opens that one shard."""
+    with fake_in_thread() as fake:
+        code = run_until_identified(settings_factory(discord_token=FAKE_TOKEN), fake, 1)
+    assert code == 0
+    assert fake.identified_shards == [(0, 1)]
+    assert any(r.path == "/gateway/bot" for r in fake.requests)
+
+
+def test_shard_settings_pick_this_process_shards(settings_factory):
+    """SHARD_COUNT=4, SHARD_IDS=2-3: this process identifies as shards 2 and 3 of 4, and no other."""
+    settings = settings_factory(discord_token=FAKE_TOKEN, shard_count=4, shard_ids=(2, 3))
+    with fake_in_thread() as fake:
+        code = run_until_identified(settings, fake, 2)
+    assert code == 0
+    assert sorted(fake.identified_shards) == [(2, 4), (3, 4)]
+
+
 def test_run_bot_with_a_corrupt_database_exits_2_in_one_line(settings_factory, tmp_path, caplog):
     db = tmp_path / "broken.db"
     db.write_bytes(b"this is not a sqlite file" * 100)
@@ -310,8 +347,8 @@ def test_run_bot_with_a_rejected_token_exits_2(settings_factory, caplog):
     assert FAKE_TOKEN not in caplog.text
 
 
-def test_paperbot_is_a_commands_bot():
-    assert issubclass(PaperBot, discord.ext.commands.Bot)
+def test_paperbot_is_a_sharded_commands_bot():
+    assert issubclass(PaperBot, discord.ext.commands.AutoShardedBot)
 
 
 async def test_harness_modal_round_trip(harness):

@@ -101,3 +101,19 @@ def test_token_never_in_repr_or_describe(tmp_path):
 def test_require_token_names_the_variable():
     with pytest.raises(SettingsError, match="DISCORD_TOKEN"):
         Settings().require_token()
+
+
+def test_shard_settings_parse_ranges_and_refuse_nonsense() -> None:
+    from bot.settings import SettingsError, load_settings
+
+    settings = load_settings(env={"SHARD_COUNT": "8", "SHARD_IDS": "0-2, 5"}, config_path=None, dotenv=False)
+    assert (settings.shard_count, settings.shard_ids) == (8, (0, 1, 2, 5))
+    assert load_settings(env={}, dotenv=False).shard_count is None
+    for env, words in [
+        ({"SHARD_IDS": "0-1"}, "needs SHARD_COUNT"),
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "0-2"}, "shard 2 does not exist"),
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "a-b"}, "not a shard id"),
+        ({"SHARD_COUNT": "-3"}, "SHARD_COUNT"),
+    ]:
+        with pytest.raises(SettingsError, match=words):
+            load_settings(env=env, dotenv=False)

@@ -230,6 +230,7 @@ class FakeDiscord:
         self.dm_channels: dict[int, int] = {}  # user id -> the DM channel the bot opened with them
         self.closed_dms: set[int] = set()  # users whose DMs refuse the bot (403, code 50007)
         self.identified = threading.Event()  # set once a bot identified on the fake gateway
+        self.identified_shards: list[tuple[int, int]] = []  # (shard id, shard count) per IDENTIFY
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -394,6 +395,10 @@ class FakeDiscord:
                     "resume_gateway_url": str(request.url.with_query(None)).replace("http://", "ws://"),
                     "application": {"id": str(self.application_id), "flags": 0},
                 }
+                shard = (message.get("d") or {}).get("shard")
+                if shard is not None:  # as Discord does: READY names the shard the IDENTIFY asked for
+                    ready["shard"] = shard
+                    self.identified_shards.append(tuple(shard))
                 event = ("READY", ready) if op == 2 else ("RESUMED", {})
                 await ws.send_str(json.dumps({"op": 0, "t": event[0], "s": sequence, "d": event[1]}))
                 self.identified.set()
