@@ -23,6 +23,7 @@ paperbot console                  the bot's commands offline, in this terminal
 paperbot search QUERY [...]       ranked papers (--json, --top K, --queries FILE)
 paperbot ask QUESTION [...]       an extractive answer with citations
 paperbot index                    (re)build the index and print the ingest report
+paperbot db copy --from A --to B  copy every saved list from one database to another (path or URL)
 Common flags: --corpus PATH, --config FILE, --database PATH, --log-level LEVEL. See README.md."""
 
 
@@ -74,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             render_snippet=render.snippet,
         )
 
+    if command == "db":
+        return _db(rest)
+
     if command not in {"run", "console"}:
         print(f"paperbot: unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
         return 2
@@ -100,6 +104,76 @@ def main(argv: Sequence[str] | None = None) -> int:
     from bot.app import run_bot
 
     return run_bot(settings)
+
+
+def _db(argv: Sequence[str]) -> int:
+    """``paperbot db copy --from SOURCE --to TARGET``: merge every list of SOURCE into TARGET."""
+    parser = argparse.ArgumentParser(
+        prog="paperbot db",
+        description="Database maintenance. SOURCE and TARGET are SQLite paths or postgresql:// URLs.",
+    )
+    commands = parser.add_subparsers(dest="action", required=True)
+    copy = commands.add_parser(
+        "copy",
+        help="copy every list, note, snapshot and timestamp (rows already in TARGET are kept: safe to rerun)",
+    )
+    copy.add_argument("--from", dest="source", required=True, help="the database to read (not changed)")
+    copy.add_argument("--to", dest="target", required=True, help="the database to write (created/migrated)")
+    args = parser.parse_args(argv)
+    setup_logging("WARNING")
+    import asyncio
+
+    from bot.store import DatabaseError, Store, StoreError
+    from bot.store.base import is_url
+
+    def label(target: str) -> str:
+        from bot.settings import mask_url
+
+        return mask_url(target) if is_url(target) else target
+
+    async def copy_all() -> int:
+        if not is_url(args.source) and not Path(args.source).exists():
+            print(f"paperbot: cannot copy from {args.source}: no such file", file=sys.stderr)
+            return 2
+        try:
+            source = await Store.open(args.source)
+        except (StoreError, OSError) as exc:
+            print(f"paperbot: cannot open the database {label(args.source)}: {_cause(exc)}", file=sys.stderr)
+            return 2
+        try:
+            try:
+                target = await Store.open(args.target)
+            except (StoreError, OSError) as exc:
+                where = label(args.target)
+                print(f"paperbot: cannot open the database {where}: {_cause(exc)}", file=sys.stderr)
+                return 2
+            try:
+                counts = await target.copy_from(source)
+                have = {table: len(rows) for table, rows in (await source.dump()).items()}
+            except DatabaseError as exc:
+                print(f"paperbot: the copy failed, nothing was written: {_cause(exc)}", file=sys.stderr)
+                return 2
+            finally:
+                await target.close()
+        finally:
+            await source.close()
+        print(f"copied {label(args.source)} -> {label(args.target)}")
+        for name, table, written in (
+            ("lists", "lists", counts.lists),
+            ("saved items", "saved", counts.saved),
+            ("paper snapshots", "papers", counts.snapshots),
+            ("imported records", "imported", counts.imported),
+        ):
+            line = f"  {name:<17} {have[table]:>8,} in the source, {written:>8,} written"
+            print(line + " (the rest were there)")
+        return 0
+
+    return asyncio.run(copy_all())
+
+
+def _cause(exc: BaseException) -> str:
+    cause = getattr(exc, "cause", None) or str(exc)
+    return " ".join(str(cause).split()).rstrip(".")
 
 
 if __name__ == "__main__":
