@@ -37,7 +37,16 @@ import asyncpg
 from bot.settings import mask_url
 from bot.store.errors import DatabaseError, DatabaseUnavailableError
 from bot.store.migrations import load as load_migrations
-from bot.store.sql import SqlStore, Tx
+from bot.store.records import (
+    DEFAULT_LIST,
+    SaveResult,
+    check_user,
+    list_key,
+    normalize_list_name,
+    normalize_note,
+)
+from bot.store.sql import SNAPSHOT_UPSERT, SqlStore, Tx, now, snapshot_values
+from retrieval.models import Paper
 
 log = logging.getLogger("bot.store")
 
@@ -50,6 +59,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 MIGRATION_LOCK = (0x70617072, 1)
 #: First key of the per-paper advisory locks (the second is ``hashtext(paper_id)``).
 PAPER_LOCK = 0x70617073
+#: Shared by every writer of snapshots, taken alone by a reconcile (or a copy).
+SNAPSHOT_LOCK = (0x70617072, 2)
 #: Pool size per process: a few connections serve 50 concurrent users (each call is one short
 #: transaction); several processes share the server's ``max_connections``.
 POOL_MIN, POOL_MAX = 1, 10
@@ -118,6 +129,27 @@ def describe_error(exc: BaseException, url: str) -> str:
     return cause.replace(secret, "***") if secret else cause
 
 
+# The hot path, save_paper, in two statements after BEGIN (round trips are what a save costs here).
+# Locks come first, in their own statement: in READ COMMITTED a statement sees what was committed when
+# it started, so what is read under the locks must be read by a later statement.
+_SAVE_LOCKS = (
+    "SELECT pg_advisory_xact_lock($1::bigint), pg_advisory_xact_lock_shared($2, $3), "
+    "pg_advisory_xact_lock($4::int, hashtext($5))"
+)
+# Then: refresh the snapshot, insert into the list if it exists (a new note replaces the old one),
+# and count the user's saved rows for the cap. Data-modifying CTEs always run to completion.
+_SAVE_WRITE = (
+    "WITH target AS (SELECT id, name FROM lists WHERE user_id = $11 AND name_key = $12), "
+    "snap AS (" + numbered(SNAPSHOT_UPSERT).strip() + " RETURNING 1), "
+    "ins AS (INSERT INTO saved (list_id, paper_id, user_id, note, saved_at) "
+    "SELECT id, $1, $11, $13, $8 FROM target ON CONFLICT (list_id, paper_id) DO NOTHING RETURNING 1), "
+    "upd AS (UPDATE saved SET note = $13 WHERE $14 AND user_id = $11 AND paper_id = $1 "
+    "AND list_id = (SELECT id FROM target) RETURNING 1) "
+    "SELECT (SELECT id FROM target), (SELECT name FROM target), (SELECT count(*) FROM ins), "
+    "(SELECT count(*) FROM saved WHERE user_id = $11), (SELECT count(*) FROM upd)"
+)
+
+
 class _PgTx:
     """:class:`~bot.store.sql.Tx` over one pooled asyncpg connection inside a transaction."""
 
@@ -145,16 +177,18 @@ class _PgTx:
 
     async def lock_papers(self, paper_ids: Iterable[str]) -> None:
         ids = sorted(set(paper_ids))
-        # Writers of snapshots share this mode; a reconcile's SHARE ROW EXCLUSIVE waits for them all
-        # and they for it, so a save decides "in the corpus?" against the corpus that was reconciled.
-        await self.conn.execute("LOCK TABLE papers IN ROW EXCLUSIVE MODE")
-        if ids:  # in hash order, so two writers of overlapping sets cannot wait on each other
-            await self.conn.execute(
-                "SELECT pg_advisory_xact_lock($1::int, h) FROM "
-                "(SELECT DISTINCT hashtext(x) AS h FROM unnest($2::text[]) AS x ORDER BY h) AS t",
-                PAPER_LOCK,
-                ids,
-            )
+        # Writers of snapshots share SNAPSHOT_LOCK; a reconcile takes it alone and waits for them all,
+        # they for it, so a save decides "in the corpus?" against the corpus that was reconciled.
+        # Then the papers themselves, in hash order, so two writers of overlapping sets cannot wait on
+        # each other.
+        await self.conn.execute(
+            "SELECT pg_advisory_xact_lock_shared($1, $2), "
+            "(SELECT count(pg_advisory_xact_lock($3::int, h)) FROM "
+            "(SELECT DISTINCT hashtext(x) AS h FROM unnest($4::text[]) AS x ORDER BY h) AS t)",
+            *SNAPSHOT_LOCK,
+            PAPER_LOCK,
+            ids,
+        )
 
 
 class PostgresStore(SqlStore):
@@ -286,7 +320,7 @@ class PostgresStore(SqlStore):
                     await tx.start()
                     try:
                         if exclusive:
-                            await conn.execute("LOCK TABLE papers IN SHARE ROW EXCLUSIVE MODE")
+                            await conn.execute("SELECT pg_advisory_xact_lock($1, $2)", *SNAPSHOT_LOCK)
                         elif write and user is not None:
                             await conn.execute("SELECT pg_advisory_xact_lock($1::bigint)", user)
                         result = await op(_PgTx(conn))
@@ -328,6 +362,49 @@ class PostgresStore(SqlStore):
                 ) from exc
             await asyncio.sleep(_BACKOFF[min(attempt, len(_BACKOFF) - 1)])
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def save_paper(
+        self, user_id: int, paper: Paper, list_name: str | None = None, note: str | None = None
+    ) -> SaveResult:
+        """:meth:`bot.store.Store.save_paper` in four round trips (BEGIN, locks, write, COMMIT): the
+        same rules as the portable version in bot/store/sql.py, which the SQLite driver runs."""
+        uid = check_user(user_id)
+        name = DEFAULT_LIST if list_name is None else normalize_list_name(list_name)
+        clean_note = None if note is None else normalize_note(note)
+        snapshot = snapshot_values(paper)
+        key = list_key(name)
+
+        async def op(tx: Tx) -> SaveResult:
+            conn = tx.conn  # type: ignore[attr-defined]
+            await conn.execute(_SAVE_LOCKS, uid, *SNAPSHOT_LOCK, PAPER_LOCK, paper.id)
+            list_created = False
+            for _ in range(2):
+                # Read after the locks: a reconcile running meanwhile has committed (and set the ids).
+                in_corpus = self._corpus_ids is None or paper.id in self._corpus_ids
+                moment = now()
+                list_id, display, inserted, count, _ = await conn.fetchrow(
+                    _SAVE_WRITE,
+                    *snapshot,
+                    moment,
+                    moment,
+                    int(in_corpus),
+                    uid,
+                    key,
+                    clean_note or "",
+                    clean_note is not None,
+                )
+                if list_id is not None:
+                    break
+                await self._insert_list(tx, uid, name)  # the list is new: create it (cap checked), again
+                list_created = True
+            created = inserted == 1
+            if created and count + 1 > self.max_saved_per_user:
+                raise self._saved_limit_error()
+            return SaveResult(created=created, list_name=display, list_created=list_created)
+
+        result = await self._run(op, write=True)
+        log.debug("user %d saved %s in list %r (created=%s)", uid, paper.id, result.list_name, result.created)
+        return result
 
     async def integrity_check(self) -> str:
         """PostgreSQL guards its own pages; this checks the rows the schema cannot (orphans)."""
