@@ -41,6 +41,7 @@ EXTENSIONS: tuple[str, ...] = (
     "bot.cogs.admin",
     "bot.cogs.recommend",
     "bot.cogs.watch",
+    "bot.cogs.club",
 )
 
 

@@ -37,6 +37,7 @@ from discord import app_commands
 
 from bot.cogs.admin import AdminCog
 from bot.cogs.ask import AskCog
+from bot.cogs.club import ClubCog
 from bot.cogs.library import LibraryCog
 from bot.cogs.recommend import RecommendCog
 from bot.cogs.search import SearchCog
@@ -52,6 +53,7 @@ from bot.store import StoreError
 from bot.ui import embeds as E
 from bot.ui.admin import PROGRESS_EDIT_INTERVAL, progress_text, reindex_embed, stats_embed
 from bot.ui.answers import answer_message
+from bot.ui.club import club_embed
 from bot.ui.library import lists_embed, saved_list_page
 from bot.ui.results import SAVE_PLACEHOLDER, SIMILAR_PLACEHOLDER, hit_options, result_content
 from bot.ui.watch import dm_embeds
@@ -75,9 +77,11 @@ SYNC_OFFLINE = (
     "The console is offline: there are no Discord commands to sync here. Run /admin sync in Discord."
 )
 #: The cogs whose slash commands the console offers (their option definitions are read, not copied).
-COGS: tuple[type, ...] = (SearchCog, AskCog, LibraryCog, AdminCog, RecommendCog, WatchCog)
+COGS: tuple[type, ...] = (SearchCog, AskCog, LibraryCog, AdminCog, RecommendCog, WatchCog, ClubCog)
 #: The console's user: the application's owner (so /admin works), with a Discord-shaped id.
 CONSOLE_USER_ID = 1200000000000000001
+#: The one server the console's user is in, and owns (Manage Server): /club works there.
+CONSOLE_GUILD_ID = 1300000000000000001
 
 _MENTION = re.compile(r"^@\S*\s*(.*)$", re.S)
 # A word: runs of plain characters and "double-quoted" stretches (an unclosed quote runs to the end).
@@ -152,6 +156,9 @@ class Console:
             "watch add": self.watch_add,
             "watch list": self.watch_list,
             "watch remove": self.watch_remove,
+            "club add": self.club_add,
+            "club remove": self.club_remove,
+            "club show": self.club_show,
             "ask": self.ask,
             "save": self.save,
             "unsave": self.unsave,
@@ -523,7 +530,10 @@ class Console:
         self.show(Message(asked.question, controls=[Control("Confirm", yes), Control("Cancel", no)]))
 
     async def export(self, o: dict[str, Any]) -> None:
-        result = await self.s.transfer.export(self.user_id, o["format"], o.get("list"))
+        if o.get("scope") == "club":
+            result = await self.s.club.export(CONSOLE_GUILD_ID, o["format"])
+        else:
+            result = await self.s.transfer.export(self.user_id, o["format"], o.get("list"))
         if isinstance(result, ExportFile):
             self.show(Message(result.text, file=(result.filename, result.data)))
         else:
@@ -562,6 +572,21 @@ class Console:
                 who = "you" if dm.user_id == self.user_id else f"user {dm.user_id}"
                 self.write(f"DM to {who}:")
                 self.write(self.render(Message(dm.header, dm_embeds(dm), ephemeral=False)))
+
+    async def club_add(self, o: dict[str, Any]) -> None:
+        self.notice(
+            await self.s.club.add(CONSOLE_GUILD_ID, self.user_id, o["id"], o.get("note"), manage_guild=True)
+        )
+
+    async def club_remove(self, o: dict[str, Any]) -> None:
+        self.notice(await self.s.club.remove(CONSOLE_GUILD_ID, o["id"], manage_guild=True))
+
+    async def club_show(self, o: dict[str, Any]) -> None:
+        page = await self.s.club.show(CONSOLE_GUILD_ID)
+        if isinstance(page, Notice):
+            self.notice(page)
+            return
+        self.show(Message(embeds=[club_embed(page, "your server")], ephemeral=not o.get("public", False)))
 
     async def watch_add(self, o: dict[str, Any]) -> None:
         self.notice(await self.s.watch.add(self.user_id, o["query"], o.get("area"), o.get("author")))

@@ -67,6 +67,8 @@ class Settings:
     shard_ids: tuple[int, ...] | None = None
     recommend_pool: int = 50
     max_watches_per_user: int = 10
+    max_club_papers: int = 200
+    club_editor_role_ids: frozenset[int] = frozenset()
     log_level: str = "INFO"
     discord_token: str | None = field(default=None, repr=False)
     #: ``postgresql://user:password@host:port/db``: use PostgreSQL instead of ``database_path``.
@@ -217,6 +219,8 @@ _KEYS: tuple[tuple[str, str, str, str, _Parser], ...] = (
      lambda v, n: _int(v, n, 1, 10)),
     ("discord", "shard_count", "SHARD_COUNT", "shard_count", _opt_count),
     ("discord", "shard_ids", "SHARD_IDS", "shard_ids", _shard_ids),
+    ("club", "max_papers", "MAX_CLUB_PAPERS", "max_club_papers", lambda v, n: _int(v, n, 1, 10_000)),
+    ("club", "editor_role_ids", "CLUB_EDITOR_ROLE_IDS", "club_editor_role_ids", _snowflakes),
     ("logging", "level", "LOG_LEVEL", "log_level", _choice(LOG_LEVELS, upper=True)),
 )
 _PATH_FIELDS = {"corpus_path", "database_path", "index_cache_dir"}

@@ -19,6 +19,7 @@ from discord.ext import commands
 
 from bot.i18n import register
 from bot.services.base import Confirmation, Notice
+from bot.services.club import NOT_IN_A_SERVER
 from bot.services.transfer import FORMATS, ExportFile
 from bot.store import NOTE_MAX, StoreError
 from bot.ui import embeds as E
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EXPORT_FORMATS = [app_commands.Choice(name=name, value=value) for value, name in FORMATS.items()]
+EXPORT_SCOPES = [
+    app_commands.Choice(name="Your lists", value="mine"),
+    app_commands.Choice(name="This server's /club reading list", value="club"),
+]
 
 # English descriptions (as written below) → Simplified Chinese, registered with bot.i18n in setup().
 TRANSLATIONS_ZH: dict[str, str] = {
@@ -61,6 +66,9 @@ TRANSLATIONS_ZH: dict[str, str] = {
     "BibTeX (.bib)": "BibTeX（.bib）",
     "Markdown (.md)": "Markdown（.md）",
     "JSON (.json, re-importable)": "JSON（.json，可重新导入）",
+    "Your lists (default) or this server's /club reading list": "你的列表（默认）或本服务器的 /club 阅读列表",
+    "Your lists": "你的列表",
+    "This server's /club reading list": "本服务器的 /club 阅读列表",
     "A .json file made by /export format:json": "由 /export format:json 生成的 .json 文件",
     "Put every paper into this list (default: the lists named in the file)": (
         "把所有论文放入该列表（默认：文件中记录的列表）"
@@ -357,19 +365,32 @@ class LibraryCog(commands.Cog, name="Library"):
     # -- /export /import ------------------------------------------------------------------------
 
     @app_commands.command(name="export", description="Download your saved papers as BibTeX, Markdown or JSON")
-    @app_commands.describe(fmt="File format", list_name="Only this list (default: all your lists)")
+    @app_commands.describe(
+        fmt="File format",
+        list_name="Only this list (default: all your lists)",
+        scope="Your lists (default) or this server's /club reading list",
+    )
     @app_commands.rename(fmt="format", list_name="list")
-    @app_commands.choices(fmt=EXPORT_FORMATS)
+    @app_commands.choices(fmt=EXPORT_FORMATS, scope=EXPORT_SCOPES)
     async def export(
         self,
         interaction: discord.Interaction,
         fmt: app_commands.Choice[str],
         list_name: app_commands.Range[str, 1, 100] | None = None,
+        scope: app_commands.Choice[str] | None = None,
     ) -> None:
         """Download your saved papers as BibTeX, Markdown or JSON."""
-        result = await self.services.transfer.export(
-            interaction.user.id, fmt.value, list_name, size_limit=interaction.filesize_limit
-        )
+        if scope is not None and scope.value == "club":
+            if interaction.guild_id is None:
+                await self._reply(interaction, NOT_IN_A_SERVER)
+                return
+            result = await self.services.club.export(
+                interaction.guild_id, fmt.value, size_limit=interaction.filesize_limit
+            )
+        else:
+            result = await self.services.transfer.export(
+                interaction.user.id, fmt.value, list_name, size_limit=interaction.filesize_limit
+            )
         if isinstance(result, ExportFile):
             file = discord.File(io.BytesIO(result.data), filename=result.filename)
             await self._reply(interaction, result.text, file=file)

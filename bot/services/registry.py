@@ -12,6 +12,7 @@ from bot.errors import StartupError
 from bot.services.admin import AdminService
 from bot.services.answers import AnswerService
 from bot.services.base import Context
+from bot.services.club import ClubService
 from bot.services.library import LibraryService
 from bot.services.papers import PaperService
 from bot.services.recommend import RecommendService
@@ -39,6 +40,7 @@ class Services:
     admin: AdminService = field(init=False)
     recommend: RecommendService = field(init=False)
     watch: WatchService = field(init=False)
+    club: ClubService = field(init=False)
 
     def __post_init__(self) -> None:
         ctx = self.context
@@ -50,6 +52,7 @@ class Services:
         self.admin = AdminService(ctx)
         self.recommend = RecommendService(ctx)
         self.watch = WatchService(ctx)
+        self.club = ClubService(ctx)
 
     async def close(self) -> None:
         """Close the store (once)."""

@@ -17,6 +17,7 @@ Export formats and import parsing are not here: :mod:`bot.export` formats what
 
 from bot.store.base import CorpusLookup, Store, is_url
 from bot.store.errors import (
+    ClubLimitError,
     DatabaseBusyError,
     DatabaseCorruptError,
     DatabaseError,
@@ -37,12 +38,14 @@ from bot.store.postgres import PostgresStore
 from bot.store.records import (
     DEFAULT_LIST,
     LIST_NAME_MAX,
+    MAX_CLUB_PAPERS,
     MAX_LISTS_PER_USER,
     MAX_PAGE,
     MAX_SAVED_PER_USER,
     NOTE_MAX,
     PAPER_ID_MAX,
     WATCH_QUERY_MAX,
+    ClubEntry,
     CopyCounts,
     ForgetResult,
     ImportedItem,
@@ -70,7 +73,10 @@ __all__ = [
     "MAX_SAVED_PER_USER",
     "NOTE_MAX",
     "PAPER_ID_MAX",
+    "ClubEntry",
+    "ClubLimitError",
     "CopyCounts",
+    "MAX_CLUB_PAPERS",
     "CorpusLookup",
     "DatabaseBusyError",
     "DatabaseCorruptError",

@@ -21,9 +21,11 @@ from typing import Self
 
 from bot.store.errors import DatabaseError
 from bot.store.records import (
+    MAX_CLUB_PAPERS,
     MAX_LISTS_PER_USER,
     MAX_SAVED_PER_USER,
     MAX_WATCHES_PER_USER,
+    ClubEntry,
     CopyCounts,
     ForgetResult,
     ImportedList,
@@ -250,6 +252,24 @@ class Store(abc.ABC):
         """
 
     # ----------------------------------------------------------------------------- maintenance
+
+    @abc.abstractmethod
+    async def club_add(
+        self, guild_id: int, paper: Paper, user_id: int, note: str = "", *, limit: int = MAX_CLUB_PAPERS
+    ) -> bool:
+        """Add a corpus paper to the server's reading list (or update its note); True when added.
+
+        Raises:
+            ClubLimitError: The list holds ``limit`` papers already. NoteTooLongError.
+        """
+
+    @abc.abstractmethod
+    async def club_remove(self, guild_id: int, paper_id: str) -> ClubEntry | None:
+        """Remove a paper from the server's reading list; the removed entry, or None."""
+
+    @abc.abstractmethod
+    async def club_list(self, guild_id: int) -> list[ClubEntry]:
+        """The server's reading list, oldest addition first."""
 
     @abc.abstractmethod
     async def add_watch(

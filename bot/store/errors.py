@@ -82,6 +82,10 @@ class SavedLimitError(StoreError):
     """The user already has the most saved items allowed."""
 
 
+class ClubLimitError(StoreError):
+    """The server's reading list already holds the most papers allowed."""
+
+
 class WatchLimitError(StoreError):
     """The user already has the most watches allowed."""
 

@@ -161,6 +161,19 @@ class ForgetResult:
         return self.saved_items + self.lists + self.snapshots + self.watches
 
 
+#: Most papers in one server's /club list unless the caller gives another cap.
+MAX_CLUB_PAPERS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ClubEntry(PaperSnapshot):
+    """One paper of a server's /club reading list: its snapshot, the note, who added it and when."""
+
+    note: str
+    added_by: int
+    added_at: datetime
+
+
 #: Most watches per user unless the store is opened with another cap.
 MAX_WATCHES_PER_USER = 10
 #: Longest watch query, in characters.

@@ -35,6 +35,7 @@ from typing import Any, Protocol, TypeVar
 
 from bot.store.base import CorpusLookup, Store
 from bot.store.errors import (
+    ClubLimitError,
     InvalidListNameError,
     ListExistsError,
     ListLimitError,
@@ -47,11 +48,13 @@ from bot.store.errors import (
 )
 from bot.store.records import (
     DEFAULT_LIST,
+    MAX_CLUB_PAPERS,
     MAX_PAGE,
     MAX_WATCHES_PER_USER,
     NOTE_MAX,
     PAPER_ID_MAX,
     WATCH_QUERY_MAX,
+    ClubEntry,
     CopyCounts,
     ForgetResult,
     ImportedItem,
@@ -79,6 +82,7 @@ log = logging.getLogger("bot.store")
 
 T = TypeVar("T")
 _WATCH_COLUMNS = "id, user_id, query, area, author, created_at"
+_CLUB_COLUMNS = "paper_id, title, authors, et_al, area, abstract, url, note, added_by, added_at"
 
 #: The tables a copy moves, each with its columns in copy order.
 TABLES: dict[str, tuple[str, ...]] = {
@@ -99,6 +103,19 @@ TABLES: dict[str, tuple[str, ...]] = {
     "saved": ("id", "list_id", "paper_id", "user_id", "note", "saved_at"),
     "watches": ("id", "user_id", "query", "area", "author", "created_at"),
     "watch_pauses": ("user_id", "paused_at", "told"),
+    "club_papers": (
+        "guild_id",
+        "paper_id",
+        "title",
+        "authors",
+        "et_al",
+        "area",
+        "abstract",
+        "url",
+        "note",
+        "added_by",
+        "added_at",
+    ),
 }
 
 
@@ -738,6 +755,87 @@ class SqlStore(Store):
 
     # ----------------------------------------------------------------------------- maintenance
 
+    # ------------------------------------------------------------------------------------- club
+
+    async def club_add(
+        self, guild_id: int, paper: Paper, user_id: int, note: str = "", *, limit: int = MAX_CLUB_PAPERS
+    ) -> bool:
+        gid, uid = check_user(guild_id), check_user(user_id)
+        text = normalize_note(note)
+        values = snapshot_values(paper)
+
+        async def op(tx: Tx) -> bool:
+            exists = await tx.fetchval(
+                "SELECT count(*) FROM club_papers WHERE guild_id = ? AND paper_id = ?", gid, values[0]
+            )
+            if int(exists):
+                if note:
+                    await tx.execute(
+                        "UPDATE club_papers SET note = ? WHERE guild_id = ? AND paper_id = ?",
+                        text,
+                        gid,
+                        values[0],
+                    )
+                return False
+            count = int(await tx.fetchval("SELECT count(*) FROM club_papers WHERE guild_id = ?", gid))
+            if count >= limit:
+                raise ClubLimitError(
+                    f"This server's reading list holds {plural(count, 'paper')}, the most allowed; "
+                    "remove one with /club remove first."
+                )
+            await tx.execute(
+                "INSERT INTO club_papers (guild_id, paper_id, title, authors, et_al, area, abstract, url, "
+                "note, added_by, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                gid,
+                *values,
+                text,
+                uid,
+                now(),
+            )
+            return True
+
+        return await self._run(op, write=True, user=gid)
+
+    @staticmethod
+    def _club_entry(row: Sequence[Any]) -> ClubEntry:
+        return ClubEntry(
+            paper_id=row[0],
+            title=row[1],
+            authors=tuple(json.loads(row[2])),
+            et_al=bool(row[3]),
+            area=row[4],
+            abstract=row[5],
+            url=row[6],
+            note=row[7],
+            added_by=int(row[8]),
+            added_at=parse_time(row[9]),
+        )
+
+    async def club_remove(self, guild_id: int, paper_id: str) -> ClubEntry | None:
+        gid = check_user(guild_id)
+
+        async def op(tx: Tx) -> ClubEntry | None:
+            row = await tx.fetchrow(
+                f"SELECT {_CLUB_COLUMNS} FROM club_papers WHERE guild_id = ? AND paper_id = ?", gid, paper_id
+            )
+            if row is None:
+                return None
+            await tx.execute("DELETE FROM club_papers WHERE guild_id = ? AND paper_id = ?", gid, paper_id)
+            return self._club_entry(row)
+
+        return await self._run(op, write=True, user=gid)
+
+    async def club_list(self, guild_id: int) -> list[ClubEntry]:
+        gid = check_user(guild_id)
+
+        async def op(tx: Tx) -> list[ClubEntry]:
+            rows = await tx.fetch(
+                f"SELECT {_CLUB_COLUMNS} FROM club_papers WHERE guild_id = ? ORDER BY added_at, paper_id", gid
+            )
+            return [self._club_entry(r) for r in rows]
+
+        return await self._run(op, write=False)
+
     # ---------------------------------------------------------------------------------- watches
 
     @staticmethod
@@ -864,6 +962,8 @@ class SqlStore(Store):
             snapshots += await self._prune(tx, uid, ids)
             watches = await tx.execute("DELETE FROM watches WHERE user_id = ?", uid)
             watches += await tx.execute("DELETE FROM watch_pauses WHERE user_id = ?", uid)
+            # The server's reading list keeps the papers, but no longer who added them.
+            await tx.execute("UPDATE club_papers SET added_by = 0 WHERE added_by = ?", uid)
             return ForgetResult(saved_items=saved, lists=lists, snapshots=snapshots, watches=watches)
 
         result = await self._run(op, write=True, user=uid)

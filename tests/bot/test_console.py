@@ -316,3 +316,15 @@ def test_watch_alerts_are_printed_under_a_dm_line(settings_factory, tmp_path):
     assert dm_lines == ["DM to you:"]
     dm = out.split("DM to you:", 1)[1]
     assert "The corpus was reindexed" in dm and "“learning” — " in dm
+
+
+def test_the_console_user_owns_one_server_for_club(settings_factory):
+    from bot.settings import PROJECT_ROOT
+    from retrieval.corpus import load_corpus
+
+    pid = load_corpus(PROJECT_ROOT / "data" / "corpus").papers[0].id
+    script = f"/club add {pid} note:week 1\n/club show\n/export md scope:club\n"
+    code, out = console(settings_factory(), script)
+    assert code == 0
+    assert "Added" in out and "Reading list — your server (1)" in out and "week 1" in out
+    assert "paperbot-club.md" in out

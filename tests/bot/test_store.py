@@ -649,6 +649,18 @@ LEGACY_DATA: dict[int, list[str]] = {
         "INSERT INTO saved (id, list_id, paper_id, user_id, saved_at, note) "
         "VALUES (1, 7, 'old1', 42, '2024-01-02T00:00:00.000000+00:00', '')",
     ],
+    # v4: watches (v5 adds the servers' reading lists).
+    4: [
+        "INSERT INTO lists (id, user_id, name, name_key, created_at) "
+        "VALUES (7, 42, 'To Read', 'to read', '2024-01-01T00:00:00.000000+00:00')",
+        "INSERT INTO papers (paper_id, title, authors, et_al, area, abstract, url, first_seen, last_seen, "
+        "in_corpus) VALUES ('old1', 'Old paper', '[\"A B\"]', 1, 'Area', 'Abstract', NULL, "
+        "'2024-01-01T00:00:00.000000+00:00', '2024-01-01T00:00:00.000000+00:00', 1)",
+        "INSERT INTO saved (id, list_id, paper_id, user_id, saved_at, note) "
+        "VALUES (1, 7, 'old1', 42, '2024-01-02T00:00:00.000000+00:00', '')",
+        "INSERT INTO watches (user_id, query, area, author, created_at) "
+        "VALUES (42, 'reward models', '', '', '2024-01-03T00:00:00.000000+00:00')",
+    ],
 }
 
 
@@ -910,3 +922,27 @@ async def test_watches_add_list_remove_cap_pause_and_forget(store_target) -> Non
         assert forgotten.watches == 2  # one watch and the pause
         assert await s.list_watches(ALICE) == [] and await s.untold_pauses() == set()
         assert [w.query for w in await s.list_watches(BOB)] == ["diffusion"]
+
+
+async def test_club_add_note_remove_cap_and_forget(store_target) -> None:
+    from bot.store import ClubLimitError
+
+    guild, other_guild = 1300000000000000001, 1300000000000000002
+    async with await Store.open(store_target) as s:
+        assert await s.club_add(guild, paper(1), ALICE, "week 1", limit=2)
+        assert not await s.club_add(guild, paper(1), BOB, "week 2", limit=2)  # already there: note only
+        assert await s.club_add(guild, paper(2), BOB, limit=2)
+        with pytest.raises(ClubLimitError, match="holds 2 papers, the most allowed"):
+            await s.club_add(guild, paper(3), ALICE, limit=2)
+        assert await s.club_add(other_guild, paper(3), ALICE)
+        entries = await s.club_list(guild)
+        assert [(e.paper_id, e.note, e.added_by) for e in entries] == [
+            (paper(1).id, "week 2", ALICE),
+            (paper(2).id, "", BOB),
+        ]
+        assert entries[0].title == paper(1).title and entries[0].added_at.tzinfo is not None
+        assert (await s.club_remove(guild, paper(2).id)).added_by == BOB
+        assert await s.club_remove(guild, paper(2).id) is None
+        await s.forget_user(ALICE)
+        assert [e.added_by for e in await s.club_list(guild)] == [0]  # kept, anonymous
+        assert [e.paper_id for e in await s.club_list(other_guild)] == [paper(3).id]

@@ -1,0 +1,129 @@
+"""/club add|remove|show: the server's shared reading list (rules: bot/services/club.py)."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import PaperBot
+from bot.i18n import register
+from bot.services.base import Notice
+from bot.services.club import NOT_IN_A_SERVER
+from bot.services.registry import Services
+from bot.store import NOTE_MAX, StoreError
+from bot.ui import embeds as E
+from bot.ui.choices import id_choices
+from bot.ui.club import club_embed
+
+log = logging.getLogger(__name__)
+
+TRANSLATIONS_ZH: dict[str, str] = {
+    "This server's shared reading list": "本服务器共享的阅读列表",
+    "Add a paper to this server's reading list": "将论文加入本服务器的阅读列表",
+    "Remove a paper from this server's reading list": "从本服务器的阅读列表中移除论文",
+    "Show this server's reading list": "查看本服务器的阅读列表",
+    "A note for the group (why read it, which week)": "给大家的备注（为什么读、哪一周读）",
+    "A paper on the reading list (start typing to pick one)": "阅读列表中的论文（输入文字以选择）",
+    "Show the list to everyone in the channel": "让频道里的所有人都能看到该列表",
+}
+
+
+def _editor_args(interaction: discord.Interaction) -> dict[str, object]:
+    """What the service's editor rule needs: Manage Server, and the member's role ids."""
+    member = interaction.user
+    roles = [role.id for role in getattr(member, "roles", [])]
+    raw = getattr(member, "_roles", None)  # roles not cached (no GUILD_CREATE seen) are still ids
+    if raw is not None:
+        roles += [int(r) for r in raw]
+    return {"manage_guild": interaction.permissions.manage_guild, "role_ids": roles}
+
+
+class ClubCog(commands.Cog, name="Club"):
+    """A reading list per server."""
+
+    club = app_commands.Group(name="club", description="This server's shared reading list")
+
+    def __init__(self, bot: PaperBot) -> None:
+        self.bot = bot
+
+    @property
+    def services(self) -> Services:
+        """The bot's services (set in setup_hook, before any command can run)."""
+        return self.bot.services
+
+    async def _answer(self, interaction: discord.Interaction, notice: Notice) -> None:
+        await interaction.response.send_message(E.fit_content(notice.text), ephemeral=not notice.public)
+
+    @club.command(name="add", description="Add a paper to this server's reading list")
+    @app_commands.describe(
+        paper_id="The paper's id (start typing to search titles)",
+        note="A note for the group (why read it, which week)",
+    )
+    @app_commands.rename(paper_id="id")
+    async def add(
+        self,
+        interaction: discord.Interaction,
+        paper_id: app_commands.Range[str, 1, 100],
+        note: app_commands.Range[str, 1, NOTE_MAX] | None = None,
+    ) -> None:
+        """Add a paper to this server's reading list."""
+        if interaction.guild_id is None:
+            await self._answer(interaction, Notice(NOT_IN_A_SERVER))
+            return
+        notice = await self.services.club.add(
+            interaction.guild_id, interaction.user.id, paper_id, note, **_editor_args(interaction)
+        )
+        await self._answer(interaction, notice)
+
+    @add.autocomplete("paper_id")
+    async def _add_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return id_choices(self.services.search.paper_ids(current))
+
+    @club.command(name="remove", description="Remove a paper from this server's reading list")
+    @app_commands.describe(paper_id="A paper on the reading list (start typing to pick one)")
+    @app_commands.rename(paper_id="id")
+    async def remove(
+        self, interaction: discord.Interaction, paper_id: app_commands.Range[str, 1, 100]
+    ) -> None:
+        """Remove a paper from this server's reading list."""
+        if interaction.guild_id is None:
+            await self._answer(interaction, Notice(NOT_IN_A_SERVER))
+            return
+        notice = await self.services.club.remove(interaction.guild_id, paper_id, **_editor_args(interaction))
+        await self._answer(interaction, notice)
+
+    @remove.autocomplete("paper_id")
+    async def _remove_ac(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        try:
+            found = await self.services.club.suggestions(interaction.guild_id, current)
+        except StoreError as exc:
+            log.warning("club autocomplete failed: %s", exc)
+            return []
+        return [app_commands.Choice(name=label, value=pid) for label, pid in found]
+
+    @club.command(name="show", description="Show this server's reading list")
+    @app_commands.describe(public="Show the list to everyone in the channel")
+    async def show(self, interaction: discord.Interaction, public: bool = False) -> None:
+        """Show this server's reading list."""
+        if interaction.guild_id is None:
+            await self._answer(interaction, Notice(NOT_IN_A_SERVER))
+            return
+        page = await self.services.club.show(interaction.guild_id)
+        if isinstance(page, Notice):
+            await self._answer(interaction, page)
+            return
+        name = interaction.guild.name if interaction.guild is not None else None
+        await interaction.response.send_message(embed=club_embed(page, name), ephemeral=not public)
+
+
+async def setup(bot: PaperBot) -> None:
+    """Load the club cog and its zh-CN descriptions."""
+    register(TRANSLATIONS_ZH)
+    await bot.add_cog(ClubCog(bot))
