@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import os
 import re
 from collections.abc import Iterator, Sequence
 from typing import overload
@@ -34,7 +35,6 @@ from retrieval.models import AREA_SEPARATOR, Paper
 __all__ = ["ARRAYS", "Catalogue", "PaperTable", "catalogue_arrays"]
 
 IntArray = npt.NDArray[np.int32]
-Buffer = bytes | memoryview
 
 #: The catalogue's arrays and their kinds ("u" bytes, "i" integer), as the cache file stores them.
 ARRAYS: dict[str, str] = {
@@ -132,6 +132,33 @@ def _author_arrays(papers: Sequence[Paper]) -> dict[str, np.ndarray]:
     }
 
 
+class FileBlob:
+    """A blob read from a file with ``os.pread`` when sliced (``blob[a:b]`` -> bytes).
+
+    The papers' text is read so rather than through the memory map: a shown paper is a few hundred
+    bytes at a random place, and a mapped read would page in (and count in the process's RSS) the
+    64 KB around it that the kernel maps on each fault.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], offset: int, length: int) -> None:
+        self._file = open(path, "rb")  # noqa: SIM115 - lives as long as the index
+        self._fd = self._file.fileno()
+        self._offset = offset
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, key: slice) -> bytes:
+        start, stop, _ = key.indices(self._length)
+        if stop <= start:
+            return b""
+        return os.pread(self._fd, stop - start, self._offset + start)
+
+
+Buffer = bytes | memoryview | FileBlob
+
+
 class PaperTable(Sequence[Paper]):
     """The papers of an index in corpus order; each :class:`Paper` is made when asked for.
 
@@ -182,6 +209,10 @@ class PaperTable(Sequence[Paper]):
         k = i * _FIELDS + f
         return str(self._text[int(self._offsets[k]) : int(self._offsets[k + 1])], "utf-8", "surrogatepass")
 
+    def text_bytes(self) -> int:
+        """Size of the papers' text blob."""
+        return int(self._offsets[-1])
+
     def id(self, i: int) -> str:
         """The id of paper ``i``."""
         a, b = int(self._id_offsets[i]), int(self._id_offsets[i + 1])
@@ -202,12 +233,14 @@ class PaperTable(Sequence[Paper]):
     def _paper(self, i: int) -> Paper:
         k = i * _FIELDS
         o = self._offsets[k : k + _FIELDS + 1].tolist()
-        raw = str(self._text[o[0] : o[-1]], "utf-8", "surrogatepass") if o[-1] > o[0] else ""
-        if raw.isascii():  # byte offsets are character offsets
-            base = o[0]
+        data = bytes(self._text[o[0] : o[-1]]) if o[-1] > o[0] else b""  # one read per paper
+        base = o[0]
+        if data.isascii():  # byte offsets are character offsets
+            raw = data.decode("ascii")
             f = [raw[a - base : b - base] for a, b in zip(o, o[1:], strict=False)]
         else:
-            f = [self._field(i, x) for x in range(_FIELDS)]
+            pairs = zip(o, o[1:], strict=False)
+            f = [str(data[a - base : b - base], "utf-8", "surrogatepass") for a, b in pairs]
         flags = int(self._flags[i])
         return Paper(
             id=self.id(i), title=f[0], authors=tuple(f[1].split(_AUTHOR_SEP)) if f[1] else (),
@@ -222,16 +255,20 @@ class Catalogue:
     Args:
         arrays: The arrays of :data:`ARRAYS` (from :func:`catalogue_arrays` or the cache file).
         area_names: The area names ``doc_area`` refers to.
+        text: Where to read ``paper_text`` from instead of its array (a served cache file).
     """
 
-    def __init__(self, arrays: dict[str, np.ndarray], area_names: list[str]) -> None:
+    def __init__(
+        self, arrays: dict[str, np.ndarray], area_names: list[str], text: FileBlob | None = None
+    ) -> None:
         for name in ARRAYS:
             if arrays[name].flags.writeable:
                 arrays[name].flags.writeable = False
         self._arrays = {name: arrays[name] for name in ARRAYS}
         a = self._arrays
         self.papers = PaperTable(
-            memoryview(a["paper_text"]), a["paper_offsets"], memoryview(a["id_text"]), a["id_offsets"],
+            text if text is not None else memoryview(a["paper_text"]), a["paper_offsets"],
+            memoryview(a["id_text"]), a["id_offsets"],
             a["paper_flags"], a["doc_area"], area_names,
         )
         self.doc_area: IntArray = a["doc_area"]

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from retrieval import catalogue as catalogue_module
 from retrieval import postings as postings_module
 from retrieval.answer import answer as _answer
-from retrieval.catalogue import Catalogue, PaperTable, catalogue_arrays
+from retrieval.catalogue import Catalogue, FileBlob, PaperTable, catalogue_arrays
 from retrieval.errors import CorpusError
 from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults, SkippedBlock
 from retrieval.postings import (
@@ -615,6 +615,7 @@ def _load(
             if spec["crc"] is not None and zlib.crc32(view[start : start + arr.nbytes]) != spec["crc"]:
                 raise _BadCache(f"damaged ({name} checksum)")
             arrays[name] = arr
+        text_start = data_start + int(sections["paper_text"]["offset"])
         corpus_meta = header["corpus"]
         meta = {
             "corpus": corpus_meta,
@@ -633,7 +634,7 @@ def _load(
         core = Postings(params=params, terms=terms, arrays=arrays, avgdl=float(header["avgdl"]))
         index = Index(
             core=core,
-            catalogue=Catalogue(arrays, area_names),
+            catalogue=Catalogue(arrays, area_names, FileBlob(path, text_start, len(arrays["paper_text"]))),
             fingerprint=str(header["fingerprint"]),
             built_at=float(header["built_at"]),
             build_seconds=float(header["build_seconds"]),
