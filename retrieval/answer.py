@@ -1,8 +1,9 @@
 """Extractive answers: the sentence of the abstracts that answers a question, with its paper.
 
 :func:`answer` is what :meth:`retrieval.index.Index.answer` runs. It reads the index only through
-its public reads (:func:`retrieval.search.rank`, ``term_docs``, ``papers``), so the index and the
-ranking kernel can change underneath it.
+:class:`AnswerIndex` (``vocab``, ``papers``, ``term_docs``, ``len()`` and the ranking kernel ``top``),
+so the index and the kernel can change underneath it, and this module never imports the index (which
+imports it).
 
 How a question is answered:
 
@@ -29,23 +30,46 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
 
 from retrieval.models import Answer, AnswerSentence, Paper
 from retrieval.query import plain_query
-from retrieval.search import rank
 from retrieval.text import split_sentences, strip_markup
 from retrieval.tokenize import STOPWORDS, tokenize
 
-if TYPE_CHECKING:
-    from retrieval.index import Index
+
+class AnswerIndex(Protocol):
+    """What :func:`answer` reads of an index (:class:`retrieval.index.Index` is one)."""
+
+    @property
+    def vocab(self) -> Mapping[str, int]: ...
+
+    @property
+    def papers(self) -> Sequence[Paper]: ...
+
+    def __len__(self) -> int: ...
+
+    def term_docs(self, term: str) -> npt.NDArray[np.integer]: ...
+
+    def top(
+        self,
+        terms: Sequence[str],
+        need: int,
+        mask: npt.NDArray[np.bool_] | None = None,
+        words: Sequence[Iterable[str]] | None = None,
+    ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]: ...
+
 
 __all__ = [
     "ABLATIONS",
+    "AnswerIndex",
     "DEFAULT_SENTENCES",
     "KINDS",
     "MAX_SENTENCES",
@@ -160,7 +184,7 @@ class _Word:
     name: bool = False  # written as a name: "RoboShot", "PCME++", "Skipper" mid-sentence
 
 
-def _question_words(index: Index, question: str) -> list[_Word]:
+def _question_words(index: AnswerIndex, question: str) -> list[_Word]:
     words: list[_Word] = []
     seen: set[frozenset[str]] = set()
     names = _names(question)
@@ -175,7 +199,7 @@ def _question_words(index: Index, question: str) -> list[_Word]:
     return words
 
 
-def _asked(index: Index, question: str) -> int:
+def _asked(index: AnswerIndex, question: str) -> int:
     """How many distinct topical words the question asks about, the corpus's unknown ones included
     ("how does the weather affect cats?" asks about three, even if only "affect" is indexed); words
     in a third of the papers or more ("model") do not count."""
@@ -206,11 +230,11 @@ def _names(question: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _generic(index: Index, idf: float) -> bool:
+def _generic(index: AnswerIndex, idf: float) -> bool:
     return idf < GENERIC_IDF and len(index) >= GENERIC_MIN_PAPERS
 
 
-def _idf(index: Index, term: str) -> float:
+def _idf(index: AnswerIndex, term: str) -> float:
     return math.log((len(index) + 1) / max(len(index.term_docs(term)), 1))
 
 
@@ -409,13 +433,14 @@ class _Candidate:
     held: int = 0
 
 
-def _candidates(index: Index, words: Sequence[_Word], depth: int) -> list[_Candidate]:
+def _candidates(index: AnswerIndex, words: Sequence[_Word], depth: int) -> list[_Candidate]:
     """BM25 candidates for the question's topical words, reranked by sentence-level evidence."""
     topical = [i for i, w in enumerate(words) if w.topical]
     terms = list(dict.fromkeys(t for i in topical for t in sorted(words[i].tokens)))
     if not terms:
         return []
-    docs, scores, _ = rank(index, terms, depth)
+    # The ranking kernel (what retrieval.search.rank forwards to): rank-bm25's scores, the hit rule.
+    docs, scores, _ = index.top(terms, depth)
     if not len(docs):
         return []
     top = float(scores[docs[0]]) or 1.0
@@ -443,7 +468,9 @@ def _candidates(index: Index, words: Sequence[_Word], depth: int) -> list[_Candi
     return out
 
 
-def _ranked(index: Index, question: str, depth: int = RERANK_DEPTH) -> tuple[list[_Word], list[_Candidate]]:
+def _ranked(
+    index: AnswerIndex, question: str, depth: int = RERANK_DEPTH
+) -> tuple[list[_Word], list[_Candidate]]:
     """The question's words, and the candidate papers that bear on it (holding two of its topical
     words, one when it asks about one), best first."""
     words = _question_words(index, question)
@@ -454,7 +481,7 @@ def _ranked(index: Index, question: str, depth: int = RERANK_DEPTH) -> tuple[lis
     return words, [c for c in _candidates(index, words, depth) if c.held >= need]
 
 
-def rank_papers(index: Index, question: str, n: int = 5) -> list[int]:
+def rank_papers(index: AnswerIndex, question: str, n: int = 5) -> list[int]:
     """Positions of the (at most ``n``) papers that bear on ``question``, best first: the ranking
     :func:`answer` reads, not /search's."""
     return [c.doc for c in _ranked(index, question, max(RERANK_DEPTH, n))[1][:n]]
@@ -475,7 +502,7 @@ _ANAPHOR_RE = re.compile(
 
 
 def _sentence_scores(
-    index: Index, cand: _Candidate, words: Sequence[_Word], kind: str, quant: bool
+    index: AnswerIndex, cand: _Candidate, words: Sequence[_Word], kind: str, quant: bool
 ) -> list[tuple[float, int, str]]:
     """(score, position, sentence) of the paper's quotable sentences, best first."""
     paper = cand.paper
@@ -545,7 +572,7 @@ def _sentence_scores(
     return out
 
 
-def answer(index: Index, question: str, k: int | None = None) -> Answer:
+def answer(index: AnswerIndex, question: str, k: int | None = None) -> Answer:
     """Extractive answer; see :meth:`retrieval.index.Index.answer` and the module docstring.
 
     The first sentence is the answer (the best sentence of the best paper); up to ``k - 1`` more

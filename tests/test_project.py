@@ -183,6 +183,29 @@ def test_bot_has_no_import_cycles() -> None:
     assert not cycles, f"import cycles in bot/: {cycles}"
 
 
+def test_retrieval_has_no_import_cycles() -> None:
+    """Dependencies in retrieval/ point one way, type-only (TYPE_CHECKING) and function-level imports
+    included: the answerer reads the index through a protocol, so the index may import it."""
+    cycles = _cycles(_module_graph("retrieval"))
+    assert not cycles, f"import cycles in retrieval/: {cycles}"
+
+
+def test_the_cycle_check_sees_type_only_and_function_level_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``_module_graph`` walks the whole tree, so an import under ``if TYPE_CHECKING:`` or inside a
+    function is an edge like any other."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("if TYPE_CHECKING:\n    from pkg.b import B\n")
+    (package / "b.py").write_text("def f():\n    import pkg.a\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    graph = _module_graph("pkg")
+    assert graph["pkg.a"] == {"pkg.b"} and graph["pkg.b"] == {"pkg.a"}
+    assert _cycles(graph) == [{"pkg.a", "pkg.b"}]
+
+
 def test_the_cycle_check_finds_a_cycle(tmp_path: Path) -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
 
