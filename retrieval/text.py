@@ -1239,7 +1239,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-TITLE_RULES_VERSION = "titles-2026.2"
+TITLE_RULES_VERSION = "titles-2026.3"
 
 _TITLE_HEAD = 2000  # a title is found in the opening of an abstract
 _T_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(\\$])")
@@ -1299,22 +1299,110 @@ def _t_clip(text: str, words: int = 12) -> str:
     return " ".join(parts).strip(" ,;:-–—")
 
 
-def _t_name(head: str) -> tuple[str, int] | None:
+_T_CALLED_NAME = re.compile(
+    r"(?i:called|named|dubbed|termed|coined(?:\s+as)?|coin\s+as|namely|refer(?:red)?\s+to\s+as)\s+"
+    r"[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})"
+)
+_T_CALLED_KEYS = ("called", "named", "dubbed", "termed", "coin", "namely", "refer")
+# A Capitalised phrase followed by a comma, colon or parenthesis: a name when a naming verb comes
+# just before it ("we present Eureka, a ...", "this work introduces Video Diffusion Transformer (VDT)").
+_T_CAP_PHRASE = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2}(?=[\"”*]*\s*[,:(—]|,)")
+_T_INTRO_VERBS = (
+    "propos", "introduc", "present", "develop", "releas", "build", "design", "contribut", "implement",
+    "pioneer",
+)
+# "our method, FLATTEN", "the resulting framework VQGraph": the word just before a candidate
+_T_HEAD_NOUNS = frozenset(
+    "method approach framework model algorithm system agent benchmark dataset technique architecture "
+    "pipeline toolkit library suite network strategy paradigm module optimizer scheme attack metric "
+    "policy solver defense".split()
+)
+_T_NAMING_LINKS = frozenset("namely called named dubbed termed".split())
+_T_LOWER_CAMEL = re.compile(r" [a-z]{1,2}[A-Z][A-Za-z0-9-]*[a-z0-9]")  # iTransformer, dLLMs
+_T_CAMEL = re.compile(r"[a-z][A-Z]")
+_T_ACRONYM_AFTER = re.compile(r"\s*\(\**([A-Z][\w-]*[A-Z][\w-]*)\**\)")
+
+
+def _previous_words(head: str, start: int) -> list[str]:
+    """The two words before ``start``, lowercased, without commas, quotes or emphasis."""
+    return head[max(0, start - 40) : start].lower().replace(",", " ").strip(" \"“*").split()[-2:]
+
+
+def _after_head_noun(head: str, start: int) -> bool:
+    words = _previous_words(head, start)
+    if len(words) == 2 and words[1] in _T_NAMING_LINKS:
+        words = words[:1]
+    return bool(words) and (words[-1] in _T_HEAD_NOUNS or words[-1].removesuffix("s") in _T_HEAD_NOUNS)
+
+
+def _t_introduced(head: str, lower: str) -> list[tuple[str, int]]:
+    """Names the text introduces explicitly, with their positions."""
+    out = []
+    for keyword in _T_CALLED_KEYS:
+        i = lower.find(keyword)
+        while i != -1:
+            if i == 0 or not lower[i - 1].isalnum():
+                m = _T_CALLED_NAME.match(head, i)
+                if m is not None:
+                    out.append((m.group("n"), m.start("n")))
+            i = lower.find(keyword, i + len(keyword))
+    for m in _T_CAP_PHRASE.finditer(head):
+        words = _previous_words(head, m.start())
+        if words and (words[-1].startswith(_T_INTRO_VERBS) or _after_head_noun(head, m.start())):
+            out.append((m.group(0), m.start()))
+    return out
+
+
+_T_URL_NAME = re.compile(r"https?://\S+?/([A-Za-z][\w.-]{2,30}?)/?(?=[\s).,;]*(?:\s|$))")
+_T_STOP_NAME = frozenset("The This These Our We In A An Code Our Data Project Page Github GitHub".split())
+
+
+def _t_name(head: str, abstract: str = "") -> tuple[str, int] | None:
     """The name the abstract gives its contribution (SAEBench, BESA, PassUntil) and where it is.
 
     Candidates are CamelCase, acronym-like or digit-bearing words (and Title-Case hyphenated ones
-    such as Tree-Planner, when introduced); a name introduced by "we propose/introduce/call ..."
-    scores most, then an appositive ("X, a ..."), repeats and a parenthesised definition. Common
-    field acronyms (LLM, GNN, RL ...) are never the name.
+    such as Tree-Planner, when introduced), and any Capitalised word the text introduces
+    explicitly ("..., called Zipformer", "we present Eureka, a ...", "our method, FLATTEN, ...").
+    An explicit introduction scores most, then "we propose/introduce/call ..." in the words before,
+    an appositive ("X, a ..."), a Title-Case long form "(X)", a project URL ending in the name, and
+    repeats. Common field acronyms (LLM, GNN, RL ...) are never the name.
     """
     best: tuple[int, int, str, int] | None = None
     counts: dict[str, int] = {}
-    found = []
-    for m in _T_NAME.finditer(head):
-        start = m.start()
+    bonus: dict[str, int] = {}
+    found: list[tuple[str, int]] = []
+    text = abstract or head
+    for token, start in _t_introduced(head, head.lower()):
+        words = token.rstrip("-").split()
+        while len(words) > 1 and (words[-1] in _T_STOP_NAME or words[-1].lower() in _T_SMALL):
+            words.pop()
+        token = " ".join(words).removesuffix("'s")
+        if len(token) < 3 or token in _T_GENERIC or words[0] in _T_STOP_NAME:
+            continue
+        after = _T_ACRONYM_AFTER.match(head, start + len(token))
+        if after and _long_form(after.group(1), token):  # "Video Diffusion Transformer (VDT)": VDT
+            token, start = after.group(1), after.start(1)
+        found.append((token, start))
+        bonus[token] = max(bonus.get(token, 0), 10)
+    if "://" in text:
+        for m in _T_URL_NAME.finditer(text):
+            token = m.group(1).removesuffix(".git")
+            if token in _T_STOP_NAME or not any(c.isupper() for c in token):
+                continue
+            at = head.find(token)
+            if at == -1:
+                at = head.casefold().find(token.casefold())
+                if at == -1:
+                    continue
+                token = head[at : at + len(token)]
+            found.append((token, at))
+            bonus[token] = bonus.get(token, 0) + 4
+    words_found = [(m.group(0), m.start()) for m in _T_NAME.finditer(head)]
+    words_found += [(m.group(0)[1:], m.start() + 1) for m in _T_LOWER_CAMEL.finditer(head)]
+    for word, start in words_found:
         if start and (head[start - 1].isalnum() or head[start - 1] in "-\\"):
             continue  # inside a word, or a LaTeX command
-        token = m.group(0).rstrip("-*").removesuffix("'s")
+        token = word.rstrip("-*").removesuffix("'s")
         if len(token) < 3 or token in _T_GENERIC:
             continue
         end = start + len(token)
@@ -1323,25 +1411,36 @@ def _t_name(head: str) -> tuple[str, int] | None:
         if head[end : end + 2] in (" 2", " 3", " 4") and not head[end + 2 : end + 3].isalnum():
             token = head[start : end + 2]  # NaturalSpeech 2
         found.append((token, start))
-        counts[token] = counts.get(token, 0) + 1
+        if _after_head_noun(head, start):
+            bonus[token] = max(bonus.get(token, 0), 10)
     if not found:
         return None
     def introduced_at(pos: int) -> bool:  # "propose", "introduce", "call" ... in the 5 words before
         return any(w.startswith(_T_NAMING) for w in head[max(0, pos - 50) : pos].lower().split()[-5:])
 
+    seen: set[str] = set()
     for token, start in found:
-        introduced = introduced_at(start)
+        if token in seen:
+            continue
+        seen.add(token)
+        count = counts.get(token)
+        if count is None:
+            count = counts[token] = text.count(token)
+        introduced = bonus.get(token, 0) >= 10 or introduced_at(start)
         if not introduced and "-" in token and token[1:2].islower() and token.split("-", 1)[0][1:].islower():
             continue  # Title-Case compounds (Group-Aware) are names only when introduced
         tail = head[start + len(token) : start + len(token) + 5].lstrip("*")
         appositive = tail.startswith((", a ", ", an ", ": a ", ": an", " is a", " is an", ", the"))
-        score = min(counts[token], 2) + (5 if introduced else 0) + (2 if appositive else 0)
+        score = min(count, 3) + (5 if introduced else 0) + (2 if appositive else 0) + bonus.get(token, 0)
         if head[start - 1 : start] == "(":
             long = _long_form(token, head[max(0, start - 200) : start - 1])
             if long:  # "the Single-Step Completion Policy (SSCP)": an acronym defined here
+                titled = sum(w[:1].isupper() for w in long.split()) * 2 >= len(long.split())
                 introduced = introduced or introduced_at(start - 1 - len(long))
-                score += 6 if introduced else 0
-        if not (introduced or appositive):
+                score += (7 if titled else 2) if introduced else (2 if titled else -2)
+        if _T_CAMEL.search(token):
+            score += 1  # a coined CamelCase word (ScaledAdam) more than an initialism (PTQ)
+        if not (introduced or appositive or token in bonus):
             continue  # an acronym of the background (LLMs, SAEs) is not the paper's name
         if best is None or score > best[0]:
             best = (score, -start, token, start)
@@ -1393,9 +1492,15 @@ def _t_description(head: str, name: str | None, at: int) -> str:
     return _capitalize(_t_clip(first, 14))
 
 
+_T_MARKUP = re.compile(r"\\(?:emph|textit|textbf|texttt|textsc|mathrm|text)\{([^{}$\\]*)\}|\*\*|__")
+_T_DOLLAR_WORD = re.compile(r"\$([A-Za-z][\w-]*)\$")
+
+
 def _derive(abstract: str) -> str:
     head = abstract[:_TITLE_HEAD]
-    found = _t_name(head)
+    if "\\" in head or "**" in head or "__" in head:  # \textbf{DoLa}, **BaDExpert**: the plain words
+        head = _T_DOLLAR_WORD.sub(r"\1", _T_MARKUP.sub(lambda m: m.group(1) or "", head))
+    found = _t_name(head, abstract)
     name, at = found if found else (None, -1)
     description = _t_description(head, name, at)
     if name is not None:

@@ -92,6 +92,51 @@ def test_rules(abstract, title):
     assert derive_title(abstract) == title
 
 
+@pytest.mark.parametrize(
+    ("abstract", "name"),
+    [
+        # a plain Capitalised word is the name when the text introduces it explicitly
+        (
+            "Speech models are slow. We describe a faster transformer, called "
+            "Zipformer. It uses ScaledAdam.",
+            "Zipformer",
+        ),
+        (
+            "Reward design is hard. We bridge this gap and present Eureka, a "
+            "reward design algorithm.",
+            "Eureka",
+        ),
+        ("Editing videos flickers. Our method, FLATTEN, enforces consistency along flow paths.", "FLATTEN"),
+        (
+            "We study distillation. The resulting framework VQGraph achieves the "
+            "best accuracy on graphs.",
+            "VQGraph",
+        ),
+        # a long form introduced with its acronym: the acronym is the name
+        ("This work introduces Video Diffusion Transformer (VDT), which uses transformers for video.", "VDT"),
+        # emphasis around the name does not hide it
+        (
+            "Backdoors are a threat. We propose our defense, **BaDExpert**, which "
+            "finds backdoor inputs.",
+            "BaDExpert",
+        ),
+        # a named method beats the background acronym it modifies ("an effective PTQ method called X")
+        ("PTQ is popular. PTQ fails on lidar. We propose an effective PTQ method called LiDAR-PTQ, which "
+         "works for 3D detection.", "LiDAR-PTQ"),
+    ],
+)
+def test_the_introduced_name_leads_the_title(abstract, name):
+    title = derive_title(abstract)
+    assert title.startswith(name), title
+
+
+def test_a_capitalised_word_is_not_a_name_unless_introduced():
+    title = derive_title(
+        "Transformers, however, are slow on long inputs. We propose sparse routing for long inputs."
+    )
+    assert title.startswith("Sparse routing for long inputs"), title
+
+
 def test_common_field_acronyms_are_not_taken_for_the_name():
     title = derive_title(
         "LLMs hallucinate. We propose a retrieval step for LLMs that checks each claim against GPT-4 "
