@@ -28,15 +28,18 @@ def test_a_plan_names_the_configured_corpus_or_the_given_path(services, tmp_path
 async def test_a_second_reindex_is_refused_while_one_runs(services, monkeypatch):
     engine = services.context.engine
     release = asyncio.Event()
+    started = asyncio.Event()
 
     async def slow(path=None, progress=None):
         async with engine._lock:
+            started.set()
             await release.wait()
         return engine.report
 
     monkeypatch.setattr(engine, "reindex", slow)
     running = asyncio.create_task(services.admin.reindex(services.admin.plan_reindex()))
-    await asyncio.sleep(0.01)
+    # Wait for the reindex to hold the engine's lock (a fixed sleep lost that race under CPU load).
+    await asyncio.wait_for(started.wait(), timeout=10)
     with pytest.raises(ReindexInProgress):
         services.admin.plan_reindex()
     release.set()
