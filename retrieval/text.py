@@ -1239,7 +1239,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-TITLE_RULES_VERSION = "titles-2026.3"
+TITLE_RULES_VERSION = "titles-2026.4"
 
 _TITLE_HEAD = 2000  # a title is found in the opening of an abstract
 _T_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(\\$])")
@@ -1306,7 +1306,7 @@ _T_CALLED_NAME = re.compile(
 _T_CALLED_KEYS = ("called", "named", "dubbed", "termed", "coin", "namely", "refer")
 # A Capitalised phrase followed by a comma, colon or parenthesis: a name when a naming verb comes
 # just before it ("we present Eureka, a ...", "this work introduces Video Diffusion Transformer (VDT)").
-_T_CAP_PHRASE = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2}(?=[\"”*]*\s*[,:(—]|,)")
+_T_AFTER_VERB = re.compile(r"[a-z]*\s+[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})(?=[\"”*]*\s*[,:(—]|,)")
 _T_INTRO_VERBS = (
     "propos", "introduc", "present", "develop", "releas", "build", "design", "contribut", "implement",
     "pioneer",
@@ -1346,10 +1346,14 @@ def _t_introduced(head: str, lower: str) -> list[tuple[str, int]]:
                 if m is not None:
                     out.append((m.group("n"), m.start("n")))
             i = lower.find(keyword, i + len(keyword))
-    for m in _T_CAP_PHRASE.finditer(head):
-        words = _previous_words(head, m.start())
-        if words and (words[-1].startswith(_T_INTRO_VERBS) or _after_head_noun(head, m.start())):
-            out.append((m.group(0), m.start()))
+    for verb in _T_INTRO_VERBS:
+        i = lower.find(verb)
+        while i != -1:
+            if i == 0 or not lower[i - 1].isalnum():
+                m = _T_AFTER_VERB.match(head, i + len(verb))
+                if m is not None:
+                    out.append((m.group("n"), m.start("n")))
+            i = lower.find(verb, i + len(verb))
     return out
 
 
@@ -1467,8 +1471,31 @@ def _t_triggers(head: str, limit: int = 4) -> list[re.Match[str]]:
     return found[:limit]
 
 
+_T_WORD = re.compile(r"[a-z][a-z0-9-]+")
+_T_FILLER = _TRAILING_STOPWORDS | frozenset(
+    "we our us it its not can also has have been such more both each while however which what when "
+    "paper work propose proposed novel new show shows results result method methods approach approaches "
+    "problem problems existing recent recently significant significantly further first".split()
+)
+
+
+def _t_weight(phrase: str, lower: str) -> float:
+    """How much of the abstract's topic a phrase carries: each content word scores by how often the
+    abstract (``lower``: lowercased, one space between words) has a word starting with it, so
+    "model" counts "models" and "modeling" (a word used once costs a little: real titles are made
+    of repeated words)."""
+    score = 0.0
+    for w in set(_T_WORD.findall(phrase.lower())):
+        if w not in _T_FILLER:
+            score += min(lower.count(" " + w.removesuffix("s")), 5) - 1.5
+    return score
+
+
 def _t_description(head: str, name: str | None, at: int) -> str:
-    """What the paper contributes, as a short phrase."""
+    """What the paper contributes, as a short phrase: of the appositive after the name, the objects
+    of the first contribution statements and the first sentence, the one whose words the abstract
+    repeats most."""
+    candidates = []
     if name is not None:
         after = head[at + len(name) :]
         if after[:1] == ")":  # "... Single-Step Completion Policy (SSCP)": the long form
@@ -1480,16 +1507,24 @@ def _t_description(head: str, name: str | None, at: int) -> str:
         if m:
             phrase = _t_clip(_T_LEAD.sub("", after[m.end() : m.end() + 400], count=1))
             if len(phrase.split()) >= 2:
-                return _capitalize(phrase)
+                candidates.append(phrase)
     for m in _t_triggers(head):
         phrase = _t_clip(_T_LEAD.sub("", head[m.end() : m.end() + 400], count=1))
         if name is not None and phrase.startswith(name):
             phrase = phrase[len(name) :].lstrip(" ,:(")
         words = phrase.split()
         if len(words) >= 2 and words[0].lower() not in _T_ANAPHORA:
-            return _capitalize(phrase)
-    first = _T_SENTENCE.split(head[:400], 1)[0]
-    return _capitalize(_t_clip(first, 14))
+            candidates.append(phrase)
+    first = _t_clip(_T_SENTENCE.split(head[:400], 1)[0], 14)
+    if not candidates:
+        return _capitalize(first)
+    lower = " " + " ".join(head.lower().split())
+    weights = [_t_weight(c, lower) - (100 if c.count("$") % 2 else 0) for c in candidates]  # no cut math
+    best = max(range(len(candidates)), key=lambda i: (weights[i], -i))
+    # the first sentence (usually background) only when no statement carries a repeated word
+    if weights[best] <= 0 and "$" not in first and "\\" not in first and _t_weight(first, lower) > 1:
+        return _capitalize(first)
+    return _capitalize(candidates[best])
 
 
 _T_MARKUP = re.compile(r"\\(?:emph|textit|textbf|texttt|textsc|mathrm|text)\{([^{}$\\]*)\}|\*\*|__")

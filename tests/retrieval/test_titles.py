@@ -137,6 +137,17 @@ def test_a_capitalised_word_is_not_a_name_unless_introduced():
     assert title.startswith("Sparse routing for long inputs"), title
 
 
+def test_the_statement_about_the_abstracts_topic_beats_an_earlier_aside():
+    # of several contribution statements, the one whose words the abstract repeats describes it
+    title = derive_title(
+        "Graph transformers scale poorly. We first consider a standard benchmark for evaluation. "
+        "We propose sparse "
+        "graph transformers with linear attention. Sparse graph transformers are fast, and linear "
+        "attention keeps graph transformers accurate."
+    )
+    assert title.startswith("Sparse graph transformers with linear attention"), title
+
+
 def test_common_field_acronyms_are_not_taken_for_the_name():
     title = derive_title(
         "LLMs hallucinate. We propose a retrieval step for LLMs that checks each claim against GPT-4 "
