@@ -16,9 +16,9 @@ the figures) is a Rocchio-style profile queried through the BM25 index:
    a "because you saved …" line.
 
 Everything here is synchronous and pure (numpy over the served index, no I/O). A saved paper's
-vector comes from tokenising its abstract, or, for many papers at once, from one pass over the
-postings (cheaper than tokenising 16 or more abstracts); :class:`ProfileCache` keeps vectors
-between calls.
+vector comes from its own text (tokenised with the index's analyzer, counted, weighted with the
+index's idf and the paper's length), never from walking the postings, so a first (cold) call costs
+about as much as a warm one; :class:`ProfileCache` keeps vectors between calls.
 """
 
 from __future__ import annotations
@@ -48,8 +48,6 @@ POSTINGS_BUDGET = 0.01
 POSTINGS_FLOOR = 50_000
 #: Most saved papers a profile is built from (the newest ones).
 MAX_PROFILE_PAPERS = 200
-#: From this many papers without a cached vector on, vectors come from one pass over the postings.
-SCAN_FROM = 16
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -92,25 +90,32 @@ def _weights(
     return np.abs(index.idf[tids]) * (freq * (k1 + 1) / (freq + norm))
 
 
-def _vector_by_tokens(index: Index, pos: int) -> Vector:
-    """One paper's vector: its tokens, then each term's frequency in it (a binary search per term)."""
+def _vector_by_tokens(index: Index, pos: int) -> Vector | None:
+    """One paper's vector from its own text: its tokens (the analyzer the index was built with)
+    counted into term frequencies, with the index's idf and the paper's length. No postings are
+    read. ``None`` when the tokens disagree with the index (a token it lacks, or a count that is not
+    the paper's length: an index built by another analyzer version)."""
     from retrieval.index import paper_tokens
 
-    vocab, indptr, post_docs, post_tf = index.vocab, index.indptr, index.post_docs, index.core.post_tf
-    tids = np.array(sorted({vocab[t] for t in paper_tokens(index.papers[pos]) if t in vocab}), dtype=np.int64)
-    tf = np.zeros(len(tids), dtype=np.int64)
-    for i, tid in enumerate(tids.tolist()):
-        lo, hi = int(indptr[tid]), int(indptr[tid + 1])
-        j = lo + int(np.searchsorted(post_docs[lo:hi], pos))
-        if j < hi and int(post_docs[j]) == pos:
-            tf[i] = post_tf[j]
-    keep = tf > 0
-    tids = tids[keep]
-    return _normalised(tids, _weights(index, tids, np.full(len(tids), pos), tf[keep]))
+    vocab = index.vocab
+    counts: dict[int, int] = {}
+    for token in paper_tokens(index.papers[pos]):
+        tid = vocab.get(token)
+        if tid is None:
+            return None
+        counts[tid] = counts.get(tid, 0) + 1
+    if sum(counts.values()) != int(index.doc_len[pos]):
+        return None
+    tids = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+    tf = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+    weights = _weights(index, tids, np.full(len(tids), pos), tf)
+    keep = weights > 0
+    return _normalised(tids[keep], weights[keep])
 
 
 def _vectors_by_scan(index: Index, positions: Sequence[int]) -> dict[int, Vector]:
-    """Many papers' vectors from one pass over the postings (every posting of those papers)."""
+    """Papers' vectors from one pass over every posting (exact whatever the analyzer, but it walks
+    all the postings: ~12M at 100k papers). Only for papers whose tokens disagree with the index."""
     member = np.zeros(len(index), dtype=np.bool_)
     member[list(positions)] = True
     at = np.flatnonzero(member[index.post_docs])
@@ -129,11 +134,19 @@ def _vectors_by_scan(index: Index, positions: Sequence[int]) -> dict[int, Vector
 
 
 def paper_vectors(index: Index, positions: Sequence[int]) -> dict[int, Vector]:
-    """The vectors of the papers at ``positions`` (tokenising a few, one postings pass for many)."""
-    unique = list(dict.fromkeys(positions))
-    if len(unique) >= SCAN_FROM:
-        return _vectors_by_scan(index, unique)
-    return {pos: _vector_by_tokens(index, pos) for pos in unique}
+    """The vectors of the papers at ``positions``, each from its own text (a few hundred µs a
+    paper); a paper whose tokens disagree with the index falls back to the postings pass."""
+    out: dict[int, Vector] = {}
+    disagree: list[int] = []
+    for pos in dict.fromkeys(positions):
+        vector = _vector_by_tokens(index, pos)
+        if vector is None:
+            disagree.append(pos)
+        else:
+            out[pos] = vector
+    if disagree:
+        out.update(_vectors_by_scan(index, disagree))
+    return out
 
 
 class ProfileCache:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from retrieval.index import build_index
@@ -61,20 +63,82 @@ def test_unknown_and_duplicate_ids_are_ignored(index):
     ]
 
 
-def test_vectors_are_unit_length_the_same_both_ways_and_cached_per_index(index, monkeypatch):
+def _assert_same_vectors(index, positions):
+    """Each paper's vector from its own text equals the one from walking every posting (the exact
+    reference: term ids identical, weights to 1e-12), and is a unit vector."""
     import retrieval.recommend as rec
 
-    positions = list(range(len(index)))
-    by_tokens = {p: rec._vector_by_tokens(index, p) for p in positions}
     by_scan = rec._vectors_by_scan(index, positions)
     for pos in positions:
-        tids, weights = by_tokens[pos]
+        vector = rec._vector_by_tokens(index, pos)
+        assert vector is not None, f"paper {index.papers[pos].id}: its tokens disagree with the index"
+        tids, weights = vector
         assert abs(float(weights @ weights) - 1.0) < 1e-9 and list(tids) == sorted(tids)
-        assert list(by_scan[pos][0]) == list(tids) and list(by_scan[pos][1]) == pytest.approx(list(weights))
-    monkeypatch.setattr(rec, "SCAN_FROM", 2)  # the postings pass gives the same recommendations
-    scanned = recommend(index, ["rl0", "rl1", "cv0"], 5)
-    monkeypatch.setattr(rec, "SCAN_FROM", 100)
-    assert scanned == recommend(index, ["rl0", "rl1", "cv0"], 5)
+        assert tids.tolist() == by_scan[pos][0].tolist()
+        assert weights == pytest.approx(by_scan[pos][1], rel=1e-12, abs=1e-15)
+
+
+def test_vectors_from_the_text_equal_the_postings_walk_on_the_fixtures(index, seed_index):
+    _assert_same_vectors(index, list(range(len(index))))
+    assert len(seed_index) >= 20
+    _assert_same_vectors(seed_index, list(range(len(seed_index))))
+
+
+def test_vectors_from_the_text_equal_the_postings_walk_on_chinese_and_a_served_cache(tmp_path):
+    from retrieval.corpus import load_corpus
+    from retrieval.index import open_index
+
+    fixture = Path(__file__).parent / "fixtures" / "chinese_corpus.txt"
+    built = build_index(load_corpus(fixture).papers)
+    _assert_same_vectors(built, list(range(len(built))))
+    open_index(fixture, cache_dir=tmp_path)  # writes the cache
+    served, report = open_index(fixture, cache_dir=tmp_path)  # the mapped index the bot serves
+    assert report.from_cache
+    _assert_same_vectors(served, list(range(len(served))))
+
+
+@pytest.mark.parametrize("variant", ["okapi", "plus"])
+def test_vectors_from_the_text_equal_the_postings_walk_on_a_synthetic_corpus(synth_papers, variant):
+    from retrieval.index import BM25Params
+
+    params = BM25Params() if variant == "okapi" else BM25Params(variant="plus")
+    synth = build_index(synth_papers[:2000], params)
+    _assert_same_vectors(synth, list(range(0, len(synth), 7)))
+
+
+def test_a_call_reads_no_postings_for_vectors_and_recommends_as_the_postings_walk(seed_index, monkeypatch):
+    import retrieval.recommend as rec
+
+    ids = [seed_index.papers[i].id for i in range(0, len(seed_index), 2)][:20]
+    walked = rec._vectors_by_scan
+
+    def refuse(*_args):
+        raise AssertionError("walked the postings")
+
+    monkeypatch.setattr(rec, "_vectors_by_scan", refuse)
+    from_text = recommend(seed_index, ids, 10)
+    monkeypatch.setattr(rec, "_vectors_by_scan", walked)
+    monkeypatch.setattr(rec, "_vector_by_tokens", lambda *_args: None)  # every paper falls back
+    assert from_text == recommend(seed_index, ids, 10) and from_text
+
+
+def test_a_paper_whose_tokens_disagree_with_the_index_falls_back_to_the_postings(index, monkeypatch):
+    import retrieval.index as index_module
+    import retrieval.recommend as rec
+
+    exact = rec._vectors_by_scan(index, [0, 1])
+    real = index_module.paper_tokens
+    monkeypatch.setattr(index_module, "paper_tokens", lambda p: real(p)[1:])  # one token short
+    assert rec._vector_by_tokens(index, 0) is None
+    got = rec.paper_vectors(index, [0, 1])
+    for pos in (0, 1):
+        assert got[pos][0].tolist() == exact[pos][0].tolist()
+        assert got[pos][1] == pytest.approx(exact[pos][1])
+    monkeypatch.setattr(index_module, "paper_tokens", lambda p: [*real(p), "zzz-not-a-term"])
+    assert rec._vector_by_tokens(index, 0) is None
+
+
+def test_vectors_are_cached_per_index(index):
     cache = ProfileCache(index, size=2)
     assert recommend(index, ["rl0"], 3, cache=cache) == recommend(index, ["rl0"], 3)
     cache.vectors([1, 2, 3])
