@@ -297,6 +297,9 @@ _CUES = {
         r"thereby|so that|makes? (it|them))\b"
     ),
 }
+#: A literal every match of the ``meta`` cue contains: a sentence with none of them skips that regex,
+#: which has no common prefix and so is tried at every position (the dearest cue but one, cold).
+_META_HINTS = ("http", "github.com", "www.", "url", "code ", "available at", "project page", "warning")
 _NUMBER_RE = re.compile(r"\d")
 _QUANT_RE = re.compile(r"^\s*how (much|many|fast|far|large|big|close|often)\b")
 
@@ -346,7 +349,10 @@ def _roles(abstract: str, title: str) -> tuple[frozenset[str], ...]:
     out = []
     for i, text in enumerate(_text(abstract, title).sentences):
         lowered = text.casefold()
-        roles = {name for name, cue in _CUES.items() if cue.search(lowered)}
+        roles = {
+            name for name, cue in _CUES.items()
+            if (name != "meta" or any(hint in lowered for hint in _META_HINTS)) and cue.search(lowered)
+        }
         if i == 0:
             # The opening sentence sets the scene: what it says "by" or "via" is the field's way,
             # not the paper's method (unless it says "we propose").
