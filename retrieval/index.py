@@ -455,6 +455,8 @@ def cache_path_for(corpus_path: Path, params: BM25Params, cache_dir: Path | None
     return candidates[-1] / name
 
 
+#: A transfer folder untouched this long is a dead build's leftover, not a hand-over in progress.
+TRANSFER_STALE_SECONDS = 3600.0
 _TMP_RE = re.compile(r"\.(\d+)\.[A-Za-z0-9_]+\.tmp$")
 
 
@@ -483,9 +485,15 @@ def sweep_leftovers(corpus_path: Path, cache_dir: Path | None = None) -> list[Pa
                 removed.append(path)
             except OSError:
                 pass
-    # Earlier versions handed the index over through these folders; nothing creates them now.
+    # Earlier versions handed the index over through these folders; nothing creates them now. The
+    # temp dir is shared: a fresh one may be a live hand-over of another (older) paperbot process
+    # on this host, so only stale ones go.
+    now = time.time()
     try:
-        transfers = list(Path(tempfile.gettempdir()).glob("paperbot-transfer-*"))
+        transfers = [
+            folder for folder in Path(tempfile.gettempdir()).glob("paperbot-transfer-*")
+            if now - folder.stat().st_mtime > TRANSFER_STALE_SECONDS
+        ]
     except OSError:
         transfers = []
     for folder in transfers:

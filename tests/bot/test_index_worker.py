@@ -166,6 +166,8 @@ async def test_a_start_sweeps_what_a_killed_build_left(tmp_path, monkeypatch):
     transfer = tmp_path / "paperbot-transfer-abc"
     transfer.mkdir()
     (transfer / "post_docs.npy").write_bytes(b"x")
+    stale = time.time() - index_module.TRANSFER_STALE_SECONDS - 60
+    os.utime(transfer, (stale, stale))
     engine = await Engine.load(settings)
     assert len(engine) == 50
     assert not debris.exists() and not transfer.exists()

@@ -374,8 +374,15 @@ def test_sweep_removes_dead_writers_tmp_files_and_old_transfer_folders(corpus_co
     transfer = tmp_path / "tmp" / "paperbot-transfer-old"
     transfer.mkdir()
     (transfer / "papers.jsonl").write_text("{}")
+    stale = time.time() - index_module.TRANSFER_STALE_SECONDS - 60
+    os.utime(transfer, (stale, stale))
+    # A fresh one may be another process's hand-over in progress (the temp dir is shared): it stays.
+    fresh = tmp_path / "tmp" / "paperbot-transfer-live"
+    fresh.mkdir()
+    (fresh / "summary.json").write_text("{}")
     removed = sweep_leftovers(corpus_copy)
     assert set(removed) == {dead, transfer} and live.exists() and not dead.exists()
+    assert (fresh / "summary.json").exists()
 
 
 @pytest.mark.parametrize("variant", ["okapi", "l", "plus"])
