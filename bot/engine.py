@@ -55,6 +55,10 @@ def corpus_bytes(path: Path) -> int:
         return 0
 
 
+#: How many removed papers' titles a reindex keeps for its report.
+REMOVED_TITLES_KEPT = 10
+
+
 class Engine:
     """Holds the serving index; cogs call its thin read wrappers and admins call :meth:`reindex`."""
 
@@ -73,6 +77,9 @@ class Engine:
         #: What the store's reconcile changed after the last successful reindex (None before any, and
         #: without a store): the saved paper ids that left the corpus or came back.
         self.last_reconcile: ReconcileResult | None = None
+        #: Titles of the first papers the last reindex removed (and of the saved ones that left), read
+        #: from the old index before it is released, so a report can name them without keeping it alive.
+        self.last_removed_titles: dict[str, str] = {}
 
     @classmethod
     async def load(cls, settings: Settings, *, store: Store | None = None) -> Engine:
@@ -203,12 +210,6 @@ class Engine:
             # The swap: one assignment each. Readers that already hold ``previous`` finish on it.
             self.index, self.report, self._areas = index, report, areas
             _freeze_heap()
-            # Freeing a 100k-paper index in one go holds the GIL for ~100 ms. Reads are synchronous on
-            # the loop, so nobody is inside the old index now; if nothing else references it either,
-            # take it apart in small pieces in a thread.
-            if sys.getrefcount(previous) <= 2:  # our local + getrefcount's argument
-                await asyncio.to_thread(_dismantle, previous)
-            previous = None  # noqa: F841
             self.corpus_path = corpus
             self.loaded_at = time.time()
             log.info(
@@ -230,6 +231,19 @@ class Engine:
                     log.exception("reconciling saved lists after the reindex of %s failed", corpus)
                 else:
                     log.info("saved lists reconciled with the new corpus: %s", self.last_reconcile)
+            gone = self.last_reconcile.gone if self.last_reconcile is not None else []
+            self.last_removed_titles = {
+                pid: paper.title
+                for pid in [*list(report.removed)[:REMOVED_TITLES_KEPT], *list(gone)[:REMOVED_TITLES_KEPT]]
+                if (paper := previous.get(pid)) is not None and paper.title
+            }
+            # Freeing a 100k-paper index in one go holds the GIL for ~100 ms. Reads are synchronous on
+            # the loop, so nobody is inside the old index now; if nothing else references it either
+            # (callers read what they need of it through last_removed_titles), take it apart in small
+            # pieces in a thread.
+            if sys.getrefcount(previous) <= 2:  # our local + getrefcount's argument
+                await asyncio.to_thread(_dismantle, previous)
+            previous = None  # noqa: F841
             return report
 
 

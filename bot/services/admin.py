@@ -132,7 +132,6 @@ class AdminService:
         engine, store = self.ctx.engine, self.ctx.store
         before = await store.stats()
         started = time.monotonic()
-        previous = engine.index
         try:
             report = await engine.reindex(plan.path, progress=progress)
         except (ReindexInProgress, ReindexFailed) as exc:
@@ -147,9 +146,10 @@ class AdminService:
             named += [reconcile.gone, reconcile.returned]
         for ids in named:
             for pid in list(ids)[:TITLES_SHOWN]:
-                paper = engine.get(pid) or previous.get(pid)
-                if paper is not None and paper.title:
-                    titles[pid] = paper.title
+                paper = engine.get(pid)
+                title = paper.title if paper is not None else engine.last_removed_titles.get(pid)
+                if title:
+                    titles[pid] = title
         return ReindexOutcome(
             plan=plan,
             elapsed=elapsed,
