@@ -1,6 +1,6 @@
 """Child process of the SIGKILL test: saves papers forever, reporting each one once it is committed.
 
-Usage: ``python tests/bot/_store_child.py TARGET START [COUNT]`` (TARGET: a SQLite path or a
+Usage: ``python _store_child.py TARGET START [COUNT]`` (TARGET: a SQLite path or a
 PostgreSQL URL). Prints ``ready`` once the store is open, then ``<user_id> <paper_id>`` per save, only
 after ``save_paper`` returned (the commit is done); with COUNT it stops after that many saves, 50 at a
 time. The parent kills it with SIGKILL at an arbitrary moment and checks every reported save survived.
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 # Run as a script: make the project root importable without relying on the caller's environment.
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())))
 
 from bot.store import Store  # noqa: E402
 from retrieval.models import Paper  # noqa: E402

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.settings import PROJECT_ROOT
 from bot.store import DEFAULT_LIST, DatabaseBusyError, ListExistsError, SavedLimitError, Store
 from bot.store import sqlite as store_sqlite
 from retrieval.models import Paper
@@ -148,7 +149,7 @@ async def test_saves_interleaved_with_reconcile(store_target) -> None:
 def test_two_processes_on_one_database_save_exactly(store_target) -> None:
     """Two processes, 50 users each (the same users), saving at once into one database: every row
     arrives once, nothing more."""
-    env = {**os.environ, "PYTHONPATH": str(CHILD.parents[2])}
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
     children = [
         subprocess.Popen(
             [sys.executable, str(CHILD), str(store_target), str(start), "200"],
@@ -176,7 +177,7 @@ def test_two_processes_on_one_database_save_exactly(store_target) -> None:
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 def test_sigkill_mid_stream_loses_no_committed_save(store_target) -> None:
     path = store_target
-    env = {**os.environ, "PYTHONPATH": str(CHILD.parents[2])}
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
     reported: list[tuple[int, str]] = []
     for round_number in range(3):  # kill it three times, each time resuming on the same file
         child = subprocess.Popen(

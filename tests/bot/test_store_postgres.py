@@ -8,11 +8,11 @@ import asyncio
 import os
 import subprocess
 import sys
-from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from bot.settings import PROJECT_ROOT
 from bot.store import DatabaseError, DatabaseUnavailableError, Store
 from bot.store.postgres import SCHEMA_VERSION
 from retrieval.models import Paper
@@ -73,7 +73,7 @@ def test_processes_starting_together_migrate_once(postgres_url) -> None:
         "    await s.close()\n"
         "asyncio.run(main())\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
     children = [
         subprocess.Popen(
             [sys.executable, "-c", script, postgres_url], env=env, stderr=subprocess.PIPE, text=True
