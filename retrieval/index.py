@@ -73,7 +73,7 @@ IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 
 #: Version of the on-disk cache layout; part of the fingerprint.
-CACHE_FORMAT = "paperbot-index-7"
+CACHE_FORMAT = "paperbot-index-8"
 CACHE_SUFFIX = ".pbindex"
 _MAGIC = b"PAPERBOT-INDEX\n\0"
 _PREFIX = len(_MAGIC) + 16
@@ -365,6 +365,7 @@ def build_index(
         "pos_indptr": pos_indptr,
         "positions": positions,
     }
+    arrays.update(postings_module.pruning_arrays(arrays, params, avgdl))
     core = Postings(params=params, terms=terms, arrays=arrays, avgdl=avgdl)
     cat_arrays, area_names = catalogue_arrays(papers)
     index = Index(
@@ -675,6 +676,9 @@ def _validate(a: dict[str, np.ndarray], n_terms: int, n_areas: int) -> None:
     need(len(a["doc_start"]) == n_docs + 1, "document count")
     need(int(a["pos_indptr"][-1]) == len(a["positions"]), "positions size")
     need(bool(np.all(np.diff(a["doc_start"]) >= 0)), "document starts")
+    n_long, n_words = len(a["long_min"]), -(-n_docs // 64)
+    need(len(a["long_slot"]) == n_terms and int(a["long_slot"].max(initial=-1)) < n_long, "long terms")
+    need(len(a["long_bits"]) == len(a["long_bmax"]) == n_long * n_words, "long term bounds")
     for name in ("paper_flags", "doc_area", "id_order", "fold_order"):
         need(len(a[name]) == n_docs, f"{name} size")
     need(len(a["paper_offsets"]) == 5 * n_docs + 1 and int(a["paper_offsets"][-1]) == len(a["paper_text"]),

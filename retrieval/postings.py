@@ -155,7 +155,99 @@ ARRAYS: dict[str, str] = {
     "doc_start": "i",
     "pos_indptr": "i",
     "positions": "i",
+    # Dynamic pruning (see :func:`pruning_arrays`).
+    "long_slot": "i",
+    "long_bits": "u",
+    "long_bmax": "f",
+    "long_min": "f",
 }
+
+#: Documents per block of the block-max bounds: one 64-bit word of a long term's bitmap.
+BLOCK_SHIFT = 6
+BLOCK = 1 << BLOCK_SHIFT
+
+
+def long_df_for(n_docs: int) -> int:
+    """The document frequency from which a term is "long" (bitmap and block-max bounds): where its
+    bitmap (n/8 bytes) is no bigger than its doc ids (4 bytes each)."""
+    return max(1, -(-n_docs // 32))
+
+
+def _length_norm(params: BM25Params, doc_len: np.ndarray, avgdl: float) -> FloatArray:
+    """Per doc, the length part of rank-bm25's denominator, with its very operations:
+    Okapi/Plus use k1 * (1 - b + b * dl / avgdl), BM25L uses (1 - b + b * dl / avgdl)."""
+    k1, b = params.k1, params.b
+    length = 1 - b + b * doc_len.astype(np.int64) / (avgdl if avgdl else 1.0)
+    return length if params.variant == "l" else k1 * length
+
+
+def _contributions(params: BM25Params, idf: Any, tf: np.ndarray, norm: FloatArray) -> FloatArray:
+    """rank-bm25's per-document expression for one term (rank_bm25.py 0.2.2, get_scores):
+
+    BM25Okapi:  idf * (f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avgdl)))
+    BM25L:      ctd = f / (1 - b + b * dl / avgdl);
+                idf * f * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
+    BM25Plus:   idf * (delta + (f * (k1 + 1)) / (k1 * (1 - b + b * dl / avgdl) + f))
+
+    ``idf`` is a scalar or broadcasts against ``tf``; a frequency of 0 gives what rank-bm25 adds to
+    a document without the term (0, or BM25Plus's ``idf * delta``).
+    """
+    k1 = params.k1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if params.variant == "okapi":
+            return idf * (tf * (k1 + 1) / (tf + norm))
+        delta = params.effective_delta
+        if params.variant == "l":
+            ctd = tf / norm
+            return idf * tf * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
+        return idf * (delta + (tf * (k1 + 1)) / (norm + tf))
+
+
+def pruning_arrays(
+    arrays: dict[str, np.ndarray], params: BM25Params, avgdl: float, long_df: int | None = None
+) -> dict[str, np.ndarray]:
+    """The arrays that let :meth:`Postings.top` skip most of the long posting lists (built once).
+
+    A term held by at least ``long_df`` documents (default :func:`long_df_for`) is *long*; for it:
+
+    * ``long_slot[t]``: its row in the arrays below (-1 for a short term);
+    * ``long_bits``: its bitmap over the documents (rows of ``ceil(n / 64)`` uint64 words, bit
+      ``d & 63`` of word ``d >> 6``): hit counts and candidate blocks without reading the postings;
+    * ``long_bmax``: per block of 64 documents, the largest *excess* contribution (what the term adds
+      to a doc holding it beyond what it adds to one without: the contribution minus BM25Plus's
+      baseline), at least 0, rounded up to float32 (rows of ``ceil(n / 64)``);
+    * ``long_min``: its smallest excess contribution (float64), for lower bounds (< 0 only where
+      BM25Okapi's idf floor is negative).
+    """
+    indptr, post_docs, post_tf = arrays["indptr"], arrays["post_docs"], arrays["post_tf"]
+    n = len(arrays["doc_len"])
+    n_words = -(-n // 64)
+    df = np.diff(indptr)
+    long_terms = np.flatnonzero(df >= (long_df if long_df is not None else long_df_for(n)))
+    slot = np.full(len(df), -1, dtype=np.int32)
+    slot[long_terms] = np.arange(len(long_terms), dtype=np.int32)
+    bits = np.zeros((len(long_terms), n_words), dtype=np.uint64)
+    bmax = np.zeros((len(long_terms), n_words), dtype=np.float32)
+    low = np.zeros(len(long_terms), dtype=np.float64)
+    norm = _length_norm(params, arrays["doc_len"], avgdl)
+    member = np.zeros(n_words * 64, dtype=np.bool_)
+    for row, tid in enumerate(long_terms.tolist()):
+        lo, hi = int(indptr[tid]), int(indptr[tid + 1])
+        docs = post_docs[lo:hi]
+        excess = _contributions(params, arrays["idf"][tid], post_tf[lo:hi], norm[docs])
+        excess = excess - arrays["baseline"][tid]
+        low[row] = excess.min()
+        blocks = docs >> BLOCK_SHIFT
+        starts = np.flatnonzero(np.r_[True, blocks[1:] != blocks[:-1]])
+        top = np.maximum(np.maximum.reduceat(excess, starts), 0.0)
+        up = top.astype(np.float32)
+        below = up.astype(np.float64) < top
+        up[below] = np.nextafter(up[below], np.float32(np.inf))
+        bmax[row, blocks[starts]] = up
+        member[docs] = True
+        bits[row] = np.packbits(member, bitorder="little").view(np.uint64)
+        member[docs] = False
+    return {"long_slot": slot, "long_bits": bits.reshape(-1), "long_bmax": bmax.reshape(-1), "long_min": low}
 
 
 class Postings:
@@ -190,12 +282,13 @@ class Postings:
         self.positions: IntArray = arrays["positions"]
         self.n_docs = len(self.doc_len)
         self.has_baseline = bool(np.any(self.baseline != 0))
-        # Per doc, the length part of rank-bm25's denominator, with its very operations:
-        # Okapi/Plus use k1 * (1 - b + b * dl / avgdl), BM25L uses (1 - b + b * dl / avgdl).
-        k1, b = params.k1, params.b
-        length = 1 - b + b * self.doc_len.astype(np.int64) / (avgdl if avgdl else 1.0)
-        self._norm: FloatArray = length if params.variant == "l" else k1 * length
+        self._norm: FloatArray = _length_norm(params, self.doc_len, avgdl)
         self._norm.flags.writeable = False
+        self.long_slot: IntArray = arrays["long_slot"]
+        self._n_words = -(-self.n_docs // 64)
+        self.long_bits = arrays["long_bits"].reshape(-1, self._n_words)
+        self.long_bmax = arrays["long_bmax"].reshape(-1, self._n_words)
+        self.long_min: FloatArray = arrays["long_min"]
         self._scratch = threading.local()
 
     def __len__(self) -> int:
@@ -223,25 +316,8 @@ class Postings:
         return docs, self._impacts(term_id, docs, self.post_tf[lo:hi])
 
     def _impacts(self, term_id: int | np.ndarray, docs: IntArray, tf: np.ndarray) -> FloatArray:
-        """rank-bm25's per-document expression for one term (rank_bm25.py 0.2.2, get_scores):
-
-        BM25Okapi:  idf * (f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avgdl)))
-        BM25L:      ctd = f / (1 - b + b * dl / avgdl);
-                    idf * f * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
-        BM25Plus:   idf * (delta + (f * (k1 + 1)) / (k1 * (1 - b + b * dl / avgdl) + f))
-        """
-        p = self.params
-        idf = self.idf[term_id]
-        norm = self._norm[docs]
-        k1 = p.k1
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if p.variant == "okapi":
-                return idf * (tf * (k1 + 1) / (tf + norm))
-            delta = p.effective_delta
-            if p.variant == "l":
-                ctd = tf / norm
-                return idf * tf * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta)
-            return idf * (delta + (tf * (k1 + 1)) / (norm + tf))
+        """rank-bm25's contributions of term(s) ``term_id`` to ``docs`` with frequencies ``tf``."""
+        return _contributions(self.params, self.idf[term_id], tf, self._norm[docs])
 
     def term_docs(self, term: str) -> IntArray:
         """Doc ids containing a token (empty for an unknown token)."""
@@ -318,6 +394,212 @@ class Postings:
     ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
         """The ranking kernel: see :func:`retrieval.search.rank` for the rule.
 
+        Dynamic pruning (MaxScore over short lists, block-max over long ones), exact by construction:
+
+        1. Short terms (fewer than ``long_df`` docs) are read whole: each of their docs gets a partial
+           score (their excess contributions) and is a candidate.
+        2. Long terms are not read: per block of 64 docs, the sum of their stored block maxima bounds
+           what they add to any doc in it; their bitmaps give the exact number of hits (OR, popcount).
+        3. A candidate's final score lies between its partial score plus the long terms' smallest and
+           largest possible additions; the ``need``-th best lower bound is a threshold no top doc is
+           below. Candidates that can reach it are scored exactly, as rank-bm25 does (every query
+           term in query order, repeats included, from the frequencies), then the blocks whose bound
+           reaches the threshold, best first, each raising the threshold: a doc left out scores less
+           than ``need`` docs that were scored, so it cannot be in the top ``need`` even by a tie.
+
+        A query whose words do not hold exactly its terms uses :meth:`_top_exhaustive`.
+
+        Returns:
+            ``(docs, scores, total)``: the top docs in order, their scores by doc, the number of hits.
+        """
+        if words is None:
+            words = [(t,) for t in dict.fromkeys(terms)]
+        vocab = self.vocab
+        ids = [i for i in (vocab.get(t) for t in terms) if i is not None]
+        word_ids = []
+        for word in words:
+            group = tuple(dict.fromkeys(i for i in (vocab.get(t) for t in word) if i is not None))
+            if group:
+                word_ids.append(group)
+        distinct = list(dict.fromkeys(ids))
+        if not word_ids:
+            return np.zeros(0, dtype=np.int64), {}, 0
+        if {i for w in word_ids for i in w} != set(distinct):
+            return self._top_exhaustive(terms, need, mask, words)
+        return self._top_pruned(ids, distinct, word_ids, need, mask)
+
+    def _top_pruned(
+        self,
+        ids: list[int],
+        distinct: list[int],
+        word_ids: list[tuple[int, ...]],
+        need: int,
+        mask: npt.NDArray[np.bool_] | None,
+    ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
+        if mask is not None and len(mask) != self.n_docs:
+            raise IndexError(f"mask of {len(mask)} papers for an index of {self.n_docs}")
+        scratch = self._scratch
+        if getattr(scratch, "seen", None) is None:
+            scratch.seen = np.zeros(self.n_docs, dtype=np.bool_)
+        seen = scratch.seen
+        indptr, slot = self.indptr, self.long_slot
+        mult: dict[int, int] = {}
+        for i in ids:
+            mult[i] = mult.get(i, 0) + 1
+        short = [t for t in distinct if slot[t] < 0]
+        long_ = [t for t in distinct if slot[t] >= 0]
+        base = self.baseline
+        const = sum(mult[t] * float(base[t]) for t in distinct) if self.has_baseline else 0.0
+        cands = np.zeros(0, dtype=np.int64)
+        try:
+            if short:
+                spans = [(int(indptr[t]), int(indptr[t + 1])) for t in short]
+                lens = [hi - lo for lo, hi in spans]
+                if len(short) == 1:
+                    touched = self.post_docs[spans[0][0] : spans[0][1]]
+                    tf = self.post_tf[spans[0][0] : spans[0][1]]
+                else:
+                    touched = np.concatenate([self.post_docs[lo:hi] for lo, hi in spans])
+                    tf = np.concatenate([self.post_tf[lo:hi] for lo, hi in spans])
+                sid = np.asarray(short, dtype=np.int64)
+                per = np.repeat(sid, lens) if len(short) > 1 else sid[0]
+                excess = _contributions(self.params, self.idf[per], tf, self._norm[touched])
+                if self.has_baseline:
+                    excess = excess - base[per]
+                if any(mult[t] > 1 for t in short):
+                    weights = np.asarray([mult[t] for t in short], dtype=np.float64)
+                    excess = excess * (np.repeat(weights, lens) if len(short) > 1 else weights[0])
+                if len(short) == 1:
+                    cands, part_all = touched.astype(np.int64), excess
+                else:
+                    order = np.argsort(touched, kind="stable")
+                    ordered = touched[order]
+                    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+                    cands = ordered[starts].astype(np.int64)
+                    part_all = np.add.reduceat(excess[order], starts)
+            else:
+                part_all = np.zeros(0, dtype=np.float64)
+            if mask is None:
+                in_mask, part = cands, part_all
+            else:
+                keep_mask = mask[cands]
+                in_mask, part = cands[keep_mask], part_all[keep_mask]
+            if long_:
+                rows = slot[np.asarray(long_, dtype=np.int64)]
+                lmult = np.asarray([mult[t] for t in long_], dtype=np.float64)
+                block_ub = lmult @ self.long_bmax[rows].astype(np.float64)
+                lb_long = float(np.minimum(self.long_min[rows], 0.0) @ lmult)
+                union = np.bitwise_or.reduce(self.long_bits[rows], axis=0)
+                if mask is not None:
+                    union &= _mask_words(mask, self._n_words)
+                total = int(np.bitwise_count(union).sum())
+                if len(in_mask):
+                    bit = (union[in_mask >> BLOCK_SHIFT] >> (in_mask & 63).astype(np.uint64)) & np.uint64(1)
+                    total += int(np.count_nonzero(bit == 0))
+                    seen[cands] = True
+            else:
+                block_ub, lb_long, union = None, 0.0, None
+                total = len(in_mask)
+            if need <= 0 or total == 0:
+                return np.zeros(0, dtype=np.int64), {}, total
+            scale = 1.0 + abs(const) + (float(np.abs(part).max()) if len(part) else 0.0)
+            if block_ub is not None:
+                scale += float(block_ub.max()) + abs(lb_long)
+            slack = 1e-7 * scale
+            theta = -math.inf
+            if len(in_mask):
+                lower = part + (const + lb_long - slack)
+                upper = part + (const + slack)
+                if block_ub is not None:
+                    upper += block_ub[in_mask >> BLOCK_SHIFT]
+                if len(lower) >= need:
+                    theta = float(np.partition(lower, len(lower) - need)[len(lower) - need])
+                first = in_mask[upper >= theta]
+            else:
+                first = in_mask
+            best = self._exact_top(first, ids, distinct, word_ids, need, None)
+            if block_ub is not None and union is not None:
+                theta = best[3]
+                bound = block_ub + (const + slack)
+                blocks = np.flatnonzero((bound >= theta) & (union != 0))
+                blocks = blocks[np.argsort(-bound[blocks], kind="stable")]
+                chunk = 16
+                while len(blocks):
+                    take, blocks = blocks[:chunk], blocks[chunk:]
+                    chunk *= 4
+                    flags = np.unpackbits(union[take].view(np.uint8), bitorder="little")
+                    at = np.flatnonzero(flags)
+                    docs = take[at >> BLOCK_SHIFT].astype(np.int64) * BLOCK + (at & (BLOCK - 1))
+                    if len(cands):
+                        docs = docs[~seen[docs]]
+                    if len(docs):
+                        best = self._exact_top(np.sort(docs), ids, distinct, word_ids, need, best)
+                        theta = best[3]
+                        blocks = blocks[bound[blocks] >= theta]
+            docs_out = best[0]
+            return docs_out, dict(zip(docs_out.tolist(), best[1].tolist(), strict=True)), total
+        finally:
+            if long_ and len(cands):
+                seen[cands] = False
+
+    def _exact_top(
+        self,
+        docs: npt.NDArray[np.int64],
+        ids: list[int],
+        distinct: list[int],
+        word_ids: list[tuple[int, ...]],
+        need: int,
+        best: tuple[np.ndarray, FloatArray, IntArray, float] | None,
+    ) -> tuple[npt.NDArray[np.int64], FloatArray, IntArray, float]:
+        """Score ``docs`` exactly as rank-bm25 does and merge them into ``best`` (the top ``need`` so
+        far: docs, scores, words matched, and the ``need``-th score or -inf)."""
+        if len(docs):
+            indptr = self.indptr
+            freqs = np.empty((len(distinct), len(docs)), dtype=self.post_tf.dtype)
+            for row, tid in enumerate(distinct):
+                lo, hi = int(indptr[tid]), int(indptr[tid + 1])
+                held = self.post_docs[lo:hi]
+                at = np.searchsorted(held, docs)
+                np.minimum(at, hi - lo - 1, out=at)
+                found = held[at] == docs
+                np.multiply(self.post_tf[lo:hi][at], found, out=freqs[row], casting="unsafe")
+            contrib = _contributions(
+                self.params, self.idf[np.asarray(distinct)][:, None], freqs, self._norm[docs][None, :]
+            )
+            row_of = {t: r for r, t in enumerate(distinct)}
+            scores = np.zeros(len(docs), dtype=np.float64)
+            for tid in ids:  # query order, repeats included: rank-bm25's summation order
+                scores += contrib[row_of[tid]]
+            held_any = freqs > 0
+            counts = np.zeros(len(docs), dtype=np.int32)
+            for word in word_ids:
+                rows = [row_of[t] for t in word]
+                counts += held_any[rows[0]] if len(rows) == 1 else held_any[rows].any(axis=0)
+            if best is not None:
+                docs = np.concatenate([best[0], docs])
+                scores = np.concatenate([best[1], scores])
+                counts = np.concatenate([best[2], counts])
+        elif best is not None:
+            return best
+        else:
+            return docs, np.zeros(0), np.zeros(0, dtype=np.int32), -math.inf
+        if need < len(docs):
+            cut = scores[np.argpartition(-scores, need - 1)[need - 1]]
+            keep = scores >= cut
+            docs, scores, counts = docs[keep], scores[keep], counts[keep]
+        order = np.lexsort((docs, -counts, -scores))[:need]
+        docs, scores, counts = docs[order], scores[order], counts[order]
+        return docs, scores, counts, float(scores[-1]) if len(docs) >= need else -math.inf
+
+    def _top_exhaustive(
+        self,
+        terms: Sequence[str],
+        need: int,
+        mask: npt.NDArray[np.bool_] | None = None,
+        words: Sequence[Iterable[str]] | None = None,
+    ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
+        """The ranking kernel without pruning (every posting of the query read).
+
         Work is proportional to the query's postings, never to the corpus: scores and word counts
         accumulate in per-thread scratch arrays (zero between queries: only the touched slots are
         reset), the hits are the distinct docs of the postings, and the top ``need`` are selected
@@ -388,6 +670,13 @@ class Postings:
                 tid = vocab.get(term) if term not in covered else None
                 if tid is not None:
                     scores[self.post_docs[int(indptr[tid]) : int(indptr[tid + 1])]] = 0.0
+
+
+def _mask_words(mask: npt.NDArray[np.bool_], n_words: int) -> npt.NDArray[np.uint64]:
+    """A bool mask as bitmap words (bit ``d & 63`` of word ``d >> 6``)."""
+    padded = np.zeros(n_words * 64, dtype=np.bool_)
+    padded[: len(mask)] = mask
+    return np.packbits(padded, bitorder="little").view(np.uint64)
 
 
 class _Impacts:

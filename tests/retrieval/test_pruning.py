@@ -1,0 +1,166 @@
+"""The pruned ranking kernel (``Postings.top``: MaxScore over short lists, block-max bounds and
+bitmaps over long ones) returns rank-bm25's exact top docs and scores (float equality) and the exact
+number of hits, whichever terms are long, for every variant, with filters, repeats and the tiny
+corpora where BM25Okapi's idf is 0 or negative."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from retrieval.index import BM25Params, build_index, paper_tokens
+from retrieval.models import Paper
+from retrieval.postings import Postings, long_df_for, pruning_arrays
+from retrieval.search import rank
+from retrieval.tokenize import tokenize
+
+VARIANTS = [
+    BM25Params(),
+    BM25Params(variant="l"),
+    BM25Params(variant="plus"),
+    BM25Params(k1=0.9, b=0.4, epsilon=0.5),
+    BM25Params(variant="plus", k1=1.2, b=0.3, delta=0.7),
+    BM25Params(variant="l", k1=2.0, b=1.0, delta=0.2),
+]
+
+
+def papers_of(*abstracts: str) -> tuple[Paper, ...]:
+    return tuple(
+        Paper(id=f"p{i}", title="", authors=("A. Author",), et_al=False, area="Test", abstract=text)
+        for i, text in enumerate(abstracts)
+    )
+
+
+def with_long_df(index, long_df: int) -> Postings:
+    """The index's core with terms held by at least ``long_df`` docs treated as long."""
+    arrays = index.core.arrays()
+    arrays.update(pruning_arrays(arrays, index.params, index.avgdl, long_df))
+    return Postings(params=index.params, terms=index.terms, arrays=arrays, avgdl=index.avgdl)
+
+
+def brute_force(model, docs_tokens, tokens: list[str], need: int, mask=None):
+    """rank-bm25's scores, the hit rule (a doc holding a query token; ties by tokens held, then
+    corpus order), the top ``need`` and the number of hits."""
+    scores = np.asarray(model.get_scores(tokens))
+    words = list(dict.fromkeys(tokens))
+    counts = np.array([sum(1 for w in words if w in set(doc)) for doc in docs_tokens])
+    hits = np.flatnonzero(counts > 0)
+    if mask is not None:
+        hits = hits[mask[hits]]
+    order = np.lexsort((hits, -counts[hits], -scores[hits]))[:need]
+    top = hits[order]
+    return top.tolist(), [float(scores[d]) for d in top], len(hits)
+
+
+def check(core: Postings, model, docs_tokens, tokens, need, mask=None):
+    docs, scores, total = core.top(tokens, need, mask)
+    want_docs, want_scores, want_total = brute_force(model, docs_tokens, tokens, need, mask)
+    assert docs.tolist() == want_docs, tokens
+    assert [scores[d] for d in docs.tolist()] == want_scores, tokens  # float equality
+    assert total == want_total, tokens
+    ex_docs, ex_scores, ex_total = core._top_exhaustive(tokens, need, mask)
+    assert ex_docs.tolist() == want_docs and ex_total == total
+
+
+_VOCAB = ["alpha", "beta", "gamma", "delta", "policy", "model", "sparse", "graph", "kernel", "bound"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    docs=st.lists(st.lists(st.sampled_from(_VOCAB), min_size=1, max_size=8), min_size=1, max_size=12),
+    query=st.lists(st.sampled_from(_VOCAB), min_size=1, max_size=5),
+    params=st.sampled_from(VARIANTS),
+    long_df=st.integers(1, 13),
+    need=st.integers(1, 8),
+    mask_seed=st.one_of(st.none(), st.integers(0, 2**16)),
+)
+def test_tiny_corpora_equal_rank_bm25_whichever_terms_are_long(docs, query, params, long_df, need, mask_seed):
+    papers = papers_of(*(" ".join(d) for d in docs))
+    index = build_index(papers, params)
+    docs_tokens = [paper_tokens(p) for p in papers]
+    model = params.rank_bm25_model(docs_tokens)
+    core = with_long_df(index, long_df)
+    mask = None
+    if mask_seed is not None:
+        mask = np.random.default_rng(mask_seed).random(len(papers)) < 0.6
+    check(core, model, docs_tokens, tokenize(" ".join(query)), need, mask)
+
+
+@pytest.mark.parametrize("params", VARIANTS[:3], ids=lambda p: p.variant)
+def test_zero_and_negative_idf_words_are_hits_on_the_long_path(params):
+    # Every word in two or three of three papers: BM25Okapi's idf is negative (floor included) or 0.
+    papers = papers_of("policy gradient", "policy gradient search", "policy search", "alpha beta", "alpha")
+    docs_tokens = [paper_tokens(p) for p in papers]
+    model = params.rank_bm25_model(docs_tokens)
+    index = build_index(papers, params)
+    for long_df in (1, 2, 3, 6):
+        core = with_long_df(index, long_df)
+        for query in ["gradient", "policy", "gradient search", "search alpha", "policy policy beta"]:
+            for need in (1, 2, 5):
+                check(core, model, docs_tokens, tokenize(query), need)
+
+
+@pytest.fixture(scope="module")
+def synth_index(synth_papers):
+    return build_index(synth_papers, BM25Params())
+
+
+@pytest.fixture(scope="module")
+def synth_model(synth_papers):
+    docs_tokens = [paper_tokens(p) for p in synth_papers]
+    return BM25Params().rank_bm25_model(docs_tokens), docs_tokens
+
+
+@pytest.mark.parametrize("long_df", [None, 40, 1])
+def test_generated_corpus_top_10_equals_rank_bm25(synth_index, synth_model, synth_generator, long_df):
+    model, docs_tokens = synth_model
+    core = synth_index.core if long_df is None else with_long_df(synth_index, long_df)
+    if long_df is None:
+        assert int(np.count_nonzero(core.long_slot >= 0)) > 0  # the default has long terms here
+    queries = synth_generator.queries(40, seed=3) + ["learning model learning", "models data", "the model"]
+    mask = np.random.default_rng(5).random(len(synth_index)) < 0.3
+    compared = 0
+    for i, query in enumerate(queries):
+        tokens = tokenize(query)
+        if not tokens:
+            continue
+        check(core, model, docs_tokens, tokens, 10, mask if i % 4 == 0 else None)
+        compared += 1
+    assert compared >= 40
+
+
+def test_long_lists_are_skipped_not_read(synth_index, monkeypatch):
+    """A rare word plus common ones: only a fraction of the hits is scored exactly (the pruning does
+    something), and the answer is still the exhaustive one."""
+    core = synth_index.core
+    df = np.diff(core.indptr)
+    n = len(core)
+    common = [core.terms[t] for t in np.argsort(-df)[4:5].tolist()]
+    rare = next(core.terms[t] for t in range(len(df)) if 30 <= df[t] <= 60)
+    assert all(core.long_slot[core.vocab[t]] >= 0 for t in common) and df[core.vocab[rare]] < long_df_for(n)
+    scored: list[int] = []
+    exact = Postings._exact_top
+
+    def counting(self, docs, *args):
+        scored.append(len(docs))
+        return exact(self, docs, *args)
+
+    monkeypatch.setattr(Postings, "_exact_top", counting)
+    tokens = [rare, *common]
+    docs, scores, total = rank(core, tokens, 10)
+    want = core._top_exhaustive(tokens, 10)
+    assert docs.tolist() == want[0].tolist() and total == want[2]
+    assert [scores[d] for d in docs.tolist()] == [want[1][d] for d in want[0].tolist()]
+    assert total > n // 3 and sum(scored) < total // 10, (sum(scored), total)
+
+
+def test_scores_are_float_equal_to_rank_bm25_for_every_variant(synth_papers):
+    papers = synth_papers[:1500]
+    docs_tokens = [paper_tokens(p) for p in papers]
+    for params in VARIANTS:
+        index = build_index(papers, params)
+        model = params.rank_bm25_model(docs_tokens)
+        for query in ["learning model learning", "sparse graph kernel", "method data task bound"]:
+            check(index.core, model, docs_tokens, tokenize(query), 10)
