@@ -28,7 +28,6 @@ import re
 import tempfile
 import time
 import zlib
-from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ import numpy.typing as npt
 from retrieval import catalogue as catalogue_module
 from retrieval import postings as postings_module
 from retrieval.answer import answer as _answer
+from retrieval.build import ChunkTokenizer, Merged, Merger
 from retrieval.catalogue import Catalogue, FileBlob, PaperTable, catalogue_arrays
 from retrieval.errors import CorpusError
 from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults, SkippedBlock
@@ -51,7 +51,7 @@ from retrieval.postings import (
 )
 from retrieval.search import search as _search
 from retrieval.search import similar as _similar
-from retrieval.tokenize import TOKENIZER_VERSION, analyze_document, analyze_word, surface_words
+from retrieval.tokenize import TOKENIZER_VERSION, analyze_document
 
 __all__ = [
     "BM25Params",
@@ -230,6 +230,7 @@ def build_index(
     progress: Progress | None = None,
     use_rank_bm25: bool | None = None,
     fingerprint: str = "",
+    chunk_docs: int = 20_000,
 ) -> Index:
     """Tokenize papers and build the served index.
 
@@ -240,6 +241,8 @@ def build_index(
         use_rank_bm25: Take idf/avgdl/doc_len from a real rank-bm25 model (default: when the corpus
             has at most :data:`RANK_BM25_MAX_DOCS` papers); otherwise compute the identical values here.
         fingerprint: Stored on the index (set by :func:`open_index`).
+        chunk_docs: Papers tokenized per chunk (any size gives the same index; see
+            :mod:`retrieval.build`).
 
     Returns:
         The index.
@@ -256,127 +259,69 @@ def build_index(
     if use_rank_bm25 is None:
         use_rank_bm25 = n <= RANK_BM25_MAX_DOCS
 
-    vocab: dict[str, int] = {}
-    add = vocab.setdefault
-    # Surface word -> (index term ids, phrase term ids), so each distinct word is analysed and
-    # mapped to ids once; ids are assigned in first-appearance order = rank-bm25's dict order.
-    surface_ids: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-
-    def ids_of(surface: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        index_tokens, phrase_tokens = analyze_word(surface)
-        entry = (
-            tuple([add(t, len(vocab)) for t in index_tokens]),
-            tuple([vocab[t] for t in phrase_tokens]),
-        )
-        surface_ids[surface] = entry
-        return entry
-
-    tokens_flat = array("i")
-    stream = array("i")
-    doc_len = array("q")
-    doc_start = array("q", [0])
-    docs_ids: list[list[int]] | None = [] if use_rank_bm25 else None
-    step = max(1, n // 100)
-    get = surface_ids.get
+    keep_tokens = bool(use_rank_bm25)
+    tokenizer = ChunkTokenizer()
+    merger = Merger(keep_tokens=keep_tokens)
     _report_progress(progress, "tokenize", 0, n)
-    for i, paper in enumerate(papers):
-        doc: list[int] = []
-        for field in (paper.title, paper.abstract):
-            phrase: list[int] = []
-            for surface in surface_words(field):
-                entry = get(surface) or ids_of(surface)
-                doc += entry[0]
-                phrase += entry[1]
-            stream.extend(phrase)
-            stream.append(-1)  # a gap: phrases never span title/abstract or two papers
-        tokens_flat.extend(doc)
-        doc_len.append(len(doc))
-        doc_start.append(len(stream))
-        if docs_ids is not None:
-            docs_ids.append(doc)
-        if (i + 1) % step == 0 or i + 1 == n:
-            _report_progress(progress, "tokenize", i + 1, n)
-    surface_ids.clear()
-
+    for first in range(0, n, chunk_docs):
+        chunk = papers[first : first + chunk_docs]
+        merger.add(tokenizer.chunk(((p.title, p.abstract) for p in chunk), keep_tokens=keep_tokens))
+        _report_progress(progress, "tokenize", merger.n_docs, n)
+    del tokenizer
+    merged = merger.finish()
     total_steps = 5
-    _report_progress(progress, "index", 0, total_steps)
-    n_terms = len(vocab)
-    terms = list(vocab)
-    vocab.clear()
-    token_ids = np.frombuffer(tokens_flat, dtype=np.int32)
-    lengths = np.frombuffer(doc_len, dtype=np.int64)
-    doc_of_token = np.repeat(np.arange(n, dtype=np.int64), lengths)
-    # (term, doc) pairs sorted term-major, doc ascending; counts are the term frequencies.
-    keys = token_ids.astype(np.int64) * n + doc_of_token
-    del doc_of_token
-    keys, tf = np.unique(keys, return_counts=True)
-    del tokens_flat, token_ids
-    post_terms = keys // n
-    post_docs = (keys - post_terms * n).astype(np.int32)
-    del keys
-    df = np.bincount(post_terms, minlength=n_terms)
-    indptr = np.zeros(n_terms + 1, dtype=np.int64)
-    np.cumsum(df, out=indptr[1:])
     _report_progress(progress, "index", 1, total_steps)
+    index = _index_from_merged(merged, params, papers, fingerprint=fingerprint, started=started)
+    _report_progress(progress, "index", total_steps, total_steps)
+    return index
 
-    if docs_ids is not None:
+
+def _core_arrays(merged: Merged, params: BM25Params) -> tuple[dict[str, np.ndarray], float]:
+    """The scoring core's arrays (and avgdl) from the merged chunks."""
+    n = len(merged.doc_len)
+    lengths = merged.doc_len
+    if merged.docs_tokens is not None:
         # rank-bm25 is given the very token lists that tokenize() yields for each paper.
-        model = params.rank_bm25_model([[terms[t] for t in doc] for doc in docs_ids])
-        del docs_ids
-        idf_values = [model.idf[t] for t in terms]
+        model = params.rank_bm25_model(merged.docs_tokens)
+        merged.docs_tokens = None
+        idf_values = [model.idf[t] for t in merged.terms]
         avgdl = float(model.avgdl)
         model_len = np.asarray(model.doc_len, dtype=np.int64)
         if not np.array_equal(model_len, lengths):  # pragma: no cover - would be a tokenizer bug
             raise AssertionError("document lengths differ from rank-bm25's")
         del model
     else:
-        idf_values = idf_like_rank_bm25(params, df.tolist(), n)
+        idf_values = idf_like_rank_bm25(params, merged.df.tolist(), n)
         avgdl = int(lengths.sum()) / n  # rank-bm25: num_doc / corpus_size
     idf = np.asarray(idf_values, dtype=np.float64)
-    _report_progress(progress, "index", 2, total_steps)
-
-    tf_dtype = np.uint16 if int(tf.max(initial=0)) < 2**16 else np.uint32
-    post_tf = tf.astype(tf_dtype)
-    del tf, post_terms
-    baseline = baselines(params, idf)
-    _report_progress(progress, "index", 3, total_steps)
-
-    stream_arr = np.frombuffer(stream, dtype=np.int32).copy()
-    del stream
-    order = np.argsort(stream_arr, kind="stable")
-    sentinels = int(np.count_nonzero(stream_arr < 0))
-    pos_dtype = np.int32 if len(stream_arr) < 2**31 else np.int64
-    positions = order[sentinels:].astype(pos_dtype)
-    del order
-    pos_counts = np.bincount(stream_arr[stream_arr >= 0], minlength=n_terms)
-    pos_indptr = np.zeros(n_terms + 1, dtype=np.int64)
-    np.cumsum(pos_counts, out=pos_indptr[1:])
-    del stream_arr
-    _report_progress(progress, "index", 4, total_steps)
-
     arrays: dict[str, np.ndarray] = {
-        "indptr": indptr,
-        "post_docs": post_docs,
-        "post_tf": post_tf,
+        "indptr": merged.indptr,
+        "post_docs": merged.post_docs,
+        "post_tf": merged.post_tf,
         "idf": idf,
-        "baseline": baseline,
+        "baseline": baselines(params, idf),
         "doc_len": lengths.astype(np.int32),
-        "doc_start": np.frombuffer(doc_start, dtype=np.int64).copy(),
-        "pos_indptr": pos_indptr,
-        "positions": positions,
+        "doc_start": merged.doc_start,
+        "pos_indptr": merged.pos_indptr,
+        "positions": merged.positions,
     }
     arrays.update(postings_module.pruning_arrays(arrays, params, avgdl))
-    core = Postings(params=params, terms=terms, arrays=arrays, avgdl=avgdl)
+    return arrays, avgdl
+
+
+def _index_from_merged(
+    merged: Merged, params: BM25Params, papers: Sequence[Paper], *, fingerprint: str, started: float
+) -> Index:
+    arrays, avgdl = _core_arrays(merged, params)
+    core = Postings(params=params, terms=merged.terms, arrays=arrays, avgdl=avgdl)
     cat_arrays, area_names = catalogue_arrays(papers)
-    index = Index(
+    return Index(
         core=core,
         catalogue=Catalogue(cat_arrays, area_names),
         fingerprint=fingerprint,
         built_at=time.time(),
         build_seconds=time.perf_counter() - started,
     )
-    _report_progress(progress, "index", total_steps, total_steps)
-    return index
 
 
 # --------------------------------------------------------------------------------------------------

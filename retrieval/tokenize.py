@@ -35,6 +35,7 @@ __all__ = [
     "match_spans",
     "phrase_tokens",
     "stem",
+    "surface_keys",
     "surface_words",
     "tokenize",
 ]
@@ -102,6 +103,11 @@ _RUN = rf"[^\W_]+(?:[{_MARKS}{_INVISIBLE}]+[^\W_]*)*"
 _PART_FULL = rf"{_RUN}(?:['\u2019\u2018][{_INVISIBLE}]*{_RUN})*"
 _WORD = rf"{_PART_FULL}(?:[-\u2010\u2011][{_INVISIBLE}]*{_PART_FULL})*"
 _PLAIN_WORD_RE = re.compile(_PLAIN_WORD)
+# The plain pattern for ASCII text: on ASCII, [^\W_] is exactly [A-Za-z0-9] and the only hyphen is
+# "-", so it finds the same words; spelled out with re.ASCII it runs ~1.8x faster (the index build
+# scans every abstract with it).
+_ASCII_PART = r"[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*"
+_ASCII_WORD_RE = re.compile(rf"{_ASCII_PART}(?:-{_ASCII_PART})*", re.ASCII)
 # Text without these reads the same with the plain pattern.
 _SPECIAL_RE = re.compile(f"[{_MARKS}{_INVISIBLE}\u2019\u2018]")
 _WORD_RE = re.compile(_WORD)
@@ -268,10 +274,41 @@ def surface_words(text: str) -> list[str]:
     if "\\" in text:
         text = _LATEX_RE.sub(" ", text)
     if text.isascii():
-        return _PLAIN_WORD_RE.findall(text)
+        return _ASCII_WORD_RE.findall(text)
     # Words are found on the text as given (as iter_words finds them, for spans), then normalised.
     words = (_PLAIN_WORD_RE if _SPECIAL_RE.search(text) is None else _WORD_RE).findall(text)
     return [w if w.isascii() else _prepare(w) for w in words]
+
+
+# For surface_keys: ASCII bytes -> b" " except word characters (letters, digits, ' and -), and a
+# second table that also reads every word character as "a" except ' and - (read as "-").
+_KEEP_WORD_CHARS = bytes(c if chr(c).isalnum() or chr(c) in "'-" else 32 for c in range(128)) + b" " * 128
+_JOINERS = bytes(45 if chr(c) in "'-" else (97 if chr(c).isalnum() else 32) for c in range(128)) + b" " * 128
+
+
+def surface_keys(text: str) -> list[str | bytes]:
+    """The surface words of ``text`` (as :func:`surface_words` finds them), as memo keys: for ASCII
+    text, ``bytes`` found without the regex (a split at the characters that are not word characters,
+    when every ``'`` and ``-`` of the text joins two letters or digits, so each run of word
+    characters is one word); otherwise the ``str`` words of :func:`surface_words`. Decode a bytes key
+    (ASCII) to get the word.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        The words in order, ``bytes`` or ``str``.
+    """
+    if not text.isascii():
+        return surface_words(text)  # type: ignore[return-value]
+    if "\\" in text:
+        text = _LATEX_RE.sub(" ", text)
+    raw = text.encode("ascii")
+    if b"'" in raw or b"-" in raw:
+        shape = raw.translate(_JOINERS)
+        if b" -" in shape or b"- " in shape or b"--" in shape or shape[:1] == b"-" or shape[-1:] == b"-":
+            return _ASCII_WORD_RE.findall(text)  # type: ignore[return-value]
+    return raw.translate(_KEEP_WORD_CHARS).split()  # type: ignore[return-value]
 
 
 def _analyzed_words(text: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:

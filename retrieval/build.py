@@ -1,0 +1,296 @@
+"""The index build in chunks of papers: each chunk is tokenized to term ids and turned into its own
+small postings and phrase positions (:class:`ChunkTokenizer`, in this process or in a worker
+process), then the chunks are merged, in corpus order, into the index's arrays (:class:`Merger`).
+
+Exactness: a chunk's terms come in their order of first appearance in the chunk, and the merger
+gives new terms the next ids in that order, so term ids end up in order of first appearance in the
+corpus: rank-bm25's dict order, which its idf floor (a float sum over that order) depends on. A
+term's postings are its chunks' postings one after the other (docs ascending); the same holds for
+phrase positions. The arrays are those a one-pass build produces, whatever the chunk size
+(tests/retrieval/test_build.py builds with several chunk sizes and checks against a plain reference).
+
+Memory: the merger keeps only each chunk's postings and positions (6 + 4 bytes per posting and
+position), never a token list of the whole corpus; the final arrays are filled chunk by chunk while
+the chunks' parts are released.
+"""
+
+from __future__ import annotations
+
+import operator
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from retrieval.tokenize import analyze_word, surface_keys
+
+__all__ = ["ChunkTokenizer", "Merger", "TokenChunk"]
+
+
+@dataclass(slots=True)
+class TokenChunk:
+    """One chunk of papers, tokenized. Term ids are local: ``terms[i]`` is term ``i``, in order of
+    first appearance in the chunk; docs and stream positions are counted from the chunk's start."""
+
+    terms: list[str]
+    doc_len: np.ndarray  # int32 per doc: index tokens (what rank-bm25 counts)
+    stream_len: np.ndarray  # int64 per doc: its phrase tokens and the two gaps
+    post_df: np.ndarray  # int64 per term: docs holding it
+    post_docs: np.ndarray  # int32, grouped by term (ascending), docs ascending within a term
+    post_tf: np.ndarray  # int64 term frequency per posting
+    pos_count: np.ndarray  # int64 per term: its phrase positions
+    positions: np.ndarray  # int64 stream positions, grouped by term, ascending within a term
+    tokens: np.ndarray | None = None  # int32 index tokens of every doc in order (when asked for)
+
+
+class ChunkTokenizer:
+    """Tokenizes chunks of papers (title and abstract) to term ids.
+
+    Every distinct surface word is analysed once per process and gets a surface id, with its index
+    and phrase term ids in two flat tables. A chunk is then one regex scan per field, one C-level
+    ``map`` of the words to surface ids, and numpy gathers from the tables: no Python loop per word.
+    """
+
+    def __init__(self) -> None:
+        self._terms: list[str] = []
+        self._vocab: dict[str, int] = {}
+        self._surface: dict[str | bytes, int] = {}  # surface word (bytes when ASCII) -> surface id
+        # per surface id: its index term ids and phrase term ids (flat lists + lengths)
+        self._index_flat: list[int] = []
+        self._index_len: list[int] = []
+        self._phrase_flat: list[int] = []
+        self._phrase_len: list[int] = []
+
+    def _learn(self, words: Iterable[str | bytes]) -> None:
+        vocab, terms, surface = self._vocab, self._terms, self._surface
+
+        def term_id(term: str) -> int:
+            i = vocab.get(term)
+            if i is None:
+                i = vocab[term] = len(terms)
+                terms.append(term)
+            return i
+
+        for word in words:
+            if word not in surface:
+                text = word.decode("ascii") if isinstance(word, bytes) else word
+                index_tokens, phrase_tokens = analyze_word(text)
+                surface[word] = len(self._index_len)
+                self._index_flat += [term_id(t) for t in index_tokens]
+                self._index_len.append(len(index_tokens))
+                self._phrase_flat += [term_id(t) for t in phrase_tokens]
+                self._phrase_len.append(len(phrase_tokens))
+
+    def _surface_ids(self, words: list[str | bytes]) -> np.ndarray:
+        if len(words) < 2:
+            self._learn(words)
+            return np.asarray([self._surface[w] for w in words], dtype=np.int64)
+        lookup = operator.itemgetter(*words)
+        try:
+            found = lookup(self._surface)
+        except KeyError:  # words not seen yet in this process
+            self._learn(set(words).difference(self._surface))
+            found = lookup(self._surface)
+        return np.asarray(found, dtype=np.int64)
+
+    def chunk(self, docs: Iterable[tuple[str, str]], *, keep_tokens: bool = False) -> TokenChunk:
+        """Tokenize ``(title, abstract)`` pairs: what :func:`retrieval.index.paper_tokens` gives for
+        each paper (title then abstract), and the phrase stream (title, gap, abstract, gap)."""
+        words: list[str | bytes] = []
+        field_words = array("q")  # words per field: title, abstract, title, abstract, ...
+        for title, abstract in docs:
+            first = surface_keys(title)
+            second = surface_keys(abstract)
+            words += first
+            words += second
+            field_words.append(len(first))
+            field_words.append(len(second))
+        sid = self._surface_ids(words)
+        del words
+        n_fields = len(field_words)
+        per_field = np.frombuffer(field_words, dtype=np.int64) if n_fields else np.zeros(0, np.int64)
+        field_end = np.cumsum(per_field)  # after the field's last word
+        tokens, index_counts = _gather(sid, self._index_flat, self._index_len)
+        stream, phrase_counts = _gather(sid, self._phrase_flat, self._phrase_len)
+        index_per_field = np.diff(_cumsum0(index_counts)[field_end], prepend=0)
+        phrase_per_field = np.diff(_cumsum0(phrase_counts)[field_end], prepend=0)
+        doc_len = index_per_field[0::2] + index_per_field[1::2]
+        # a gap (-1) after every field: phrases never span title/abstract or two papers
+        stream = np.insert(stream, np.cumsum(phrase_per_field), -1)
+        stream_len = phrase_per_field[0::2] + phrase_per_field[1::2] + 2
+        return self._to_chunk(tokens, stream, doc_len, stream_len, keep_tokens)
+
+    def _to_chunk(self, tok: np.ndarray, raw_stream: np.ndarray, lengths: np.ndarray, stream_len: np.ndarray,
+                  keep_tokens: bool) -> TokenChunk:  # fmt: skip
+        n_docs = len(lengths)
+        # Process ids -> chunk ids in order of first appearance in the chunk.
+        seen, first = np.unique(tok, return_index=True)
+        ordered = seen[np.argsort(first)]
+        lut = np.zeros(len(self._terms) + 1, dtype=np.int32)
+        lut[ordered] = np.arange(len(ordered), dtype=np.int32)
+        local = lut[tok]
+        n_terms = len(ordered)
+        terms = [self._terms[i] for i in ordered.tolist()]
+        # (term, doc) pairs term-major, doc ascending; counts are the term frequencies.
+        keys = local.astype(np.int64) * max(n_docs, 1) + np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+        keys, tf = np.unique(keys, return_counts=True)
+        post_terms = keys // max(n_docs, 1)
+        post_docs = (keys - post_terms * max(n_docs, 1)).astype(np.int32)
+        post_df = np.bincount(post_terms, minlength=n_terms).astype(np.int64)
+        del keys, post_terms
+        gap = raw_stream < 0
+        local_stream = np.where(gap, -1, lut[np.where(gap, 0, raw_stream)])
+        order = np.argsort(local_stream, kind="stable")  # gaps (-1) first, then by term, positions ascending
+        positions = order[int(np.count_nonzero(gap)) :].astype(np.int64)
+        pos_count = np.bincount(local_stream[~gap], minlength=n_terms).astype(np.int64)
+        return TokenChunk(
+            terms=terms,
+            doc_len=lengths.astype(np.int32),
+            stream_len=stream_len,
+            post_df=post_df,
+            post_docs=post_docs,
+            post_tf=tf.astype(np.int64),
+            pos_count=pos_count,
+            positions=positions,
+            tokens=local.astype(np.int32) if keep_tokens else None,
+        )
+
+
+@dataclass(slots=True)
+class _Part:
+    ids: np.ndarray  # global id of each of the chunk's terms
+    post_df: np.ndarray
+    post_docs: np.ndarray | None  # global doc ids
+    post_tf: np.ndarray | None
+    pos_count: np.ndarray
+    positions: np.ndarray | None  # global stream positions
+
+
+@dataclass(slots=True)
+class Merged:
+    """The corpus-wide arrays the merger produces (see :mod:`retrieval.postings` for their meaning)."""
+
+    terms: list[str]
+    df: np.ndarray  # int64 per term
+    indptr: np.ndarray
+    post_docs: np.ndarray
+    post_tf: np.ndarray
+    doc_len: np.ndarray  # int64
+    doc_start: np.ndarray
+    pos_indptr: np.ndarray
+    positions: np.ndarray
+    docs_tokens: list[list[str]] | None  # every doc's index tokens, when asked for
+
+
+class Merger:
+    """Merges :class:`TokenChunk` s, given in corpus order, into the index arrays."""
+
+    def __init__(self, *, keep_tokens: bool = False) -> None:
+        self._vocab: dict[str, int] = {}
+        self._parts: list[_Part] = []
+        self._doc_len: list[np.ndarray] = []
+        self._stream_len: list[np.ndarray] = []
+        self._n_docs = 0
+        self._n_stream = 0
+        self._max_tf = 0
+        self._tokens: list[np.ndarray] | None = [] if keep_tokens else None
+
+    @property
+    def n_docs(self) -> int:
+        return self._n_docs
+
+    def add(self, chunk: TokenChunk) -> None:
+        vocab = self._vocab
+        add = vocab.setdefault
+        ids = np.asarray([add(t, len(vocab)) for t in chunk.terms], dtype=np.int64)
+        positions = chunk.positions + self._n_stream
+        self._parts.append(
+            _Part(ids, chunk.post_df, (chunk.post_docs + self._n_docs).astype(np.int32), chunk.post_tf,
+                  chunk.pos_count, positions)  # fmt: skip
+        )
+        if len(chunk.post_tf):
+            self._max_tf = max(self._max_tf, int(chunk.post_tf.max()))
+        if self._tokens is not None:
+            if chunk.tokens is None:
+                raise ValueError("the chunk was tokenized without its tokens")
+            self._tokens.append(ids[chunk.tokens] if len(chunk.tokens) else np.zeros(0, np.int64))
+        self._doc_len.append(chunk.doc_len)
+        self._stream_len.append(chunk.stream_len)
+        self._n_docs += len(chunk.doc_len)
+        self._n_stream += int(chunk.stream_len.sum())
+
+    def finish(self) -> Merged:
+        """The merged arrays (the chunks' parts are released as they are copied in)."""
+        terms = list(self._vocab)
+        self._vocab.clear()
+        n_terms = len(terms)
+        df = np.zeros(n_terms, dtype=np.int64)
+        pos_count = np.zeros(n_terms, dtype=np.int64)
+        for part in self._parts:
+            df[part.ids] += part.post_df  # a chunk's ids are distinct
+            pos_count[part.ids] += part.pos_count
+        indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+        pos_indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(pos_count, out=pos_indptr[1:])
+        post_docs = np.empty(int(indptr[-1]), dtype=np.int32)
+        post_tf = np.empty(int(indptr[-1]), dtype=np.uint16 if self._max_tf < 2**16 else np.uint32)
+        pos_dtype = np.int32 if self._n_stream < 2**31 else np.int64
+        positions = np.empty(int(pos_indptr[-1]), dtype=pos_dtype)
+        post_cursor = indptr[:-1].copy()
+        pos_cursor = pos_indptr[:-1].copy()
+        for part in self._parts:
+            dest = _destinations(post_cursor, part.ids, part.post_df)
+            post_docs[dest] = part.post_docs
+            post_tf[dest] = part.post_tf
+            dest = _destinations(pos_cursor, part.ids, part.pos_count)
+            positions[dest] = part.positions
+            part.post_docs = part.post_tf = part.positions = None
+        self._parts.clear()
+        doc_len = np.concatenate(self._doc_len).astype(np.int64) if self._doc_len else np.zeros(0, np.int64)
+        stream_len = np.concatenate(self._stream_len) if self._stream_len else np.zeros(0, np.int64)
+        doc_start = np.zeros(len(stream_len) + 1, dtype=np.int64)
+        np.cumsum(stream_len, out=doc_start[1:])
+        docs_tokens = None
+        if self._tokens is not None:
+            flat = np.concatenate(self._tokens) if self._tokens else np.zeros(0, np.int64)
+            ends = np.cumsum(doc_len).tolist()
+            words = [terms[t] for t in flat.tolist()]
+            docs_tokens = [words[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+            self._tokens = None
+        return Merged(terms, df, indptr, post_docs, post_tf, doc_len, doc_start, pos_indptr, positions,
+                      docs_tokens)  # fmt: skip
+
+
+def _destinations(cursor: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Where a chunk's entries (grouped by its terms ``ids``, ``counts`` each) go in a CSR array
+    whose next free slot per term is ``cursor``; advances the cursor."""
+    starts = np.zeros(len(counts), dtype=np.int64)
+    if len(counts) > 1:
+        np.cumsum(counts[:-1], out=starts[1:])
+    dest = np.repeat(cursor[ids] - starts, counts) + np.arange(int(counts.sum()), dtype=np.int64)
+    cursor[ids] += counts
+    return dest
+
+
+def _gather(sid: np.ndarray, flat: list[int], lengths: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The term ids of the surface words ``sid`` in order (from the flat per-surface tables), and how
+    many each word gave."""
+    table = np.asarray(flat, dtype=np.int32)
+    count = np.asarray(lengths, dtype=np.int64)
+    start = np.zeros(len(count), dtype=np.int64)
+    if len(count) > 1:
+        np.cumsum(count[:-1], out=start[1:])
+    counts = count[sid]
+    total = int(counts.sum())
+    ends = np.cumsum(counts)
+    index = np.repeat(start[sid] - (ends - counts), counts) + np.arange(total, dtype=np.int64)
+    return table[index], counts
+
+
+def _cumsum0(values: np.ndarray) -> np.ndarray:
+    """``[0, v0, v0 + v1, ...]``."""
+    out = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(values, out=out[1:])
+    return out
