@@ -12,6 +12,7 @@ a corpus of 100k abstracts goes through these functions at load time.
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import re
@@ -19,6 +20,26 @@ import unicodedata
 from dataclasses import dataclass
 
 logger = logging.getLogger(__name__)
+
+
+class _LazyRe:
+    """A regex compiled on first use: importing this module (every fresh process does) compiles none
+    of the ~40 patterns, and a process that never derives a title never compiles the title ones.
+    After the first use the pattern's methods are plain attributes, as fast as the compiled ones."""
+
+    _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._source = (pattern, flags)
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - only reached before the first compile
+        if name.startswith("_"):
+            raise AttributeError(name)
+        compiled = re.compile(*self._source)
+        for method in self._METHODS:
+            setattr(self, method, getattr(compiled, method))
+        self.pattern, self.flags, self.groups = compiled.pattern, compiled.flags, compiled.groups
+        return getattr(compiled, name)
 
 TITLE_LIMIT = 90
 ELLIPSIS = "…"
@@ -182,22 +203,22 @@ _LETTER_TABLES = {"mathbb": _BLACKBOARD, "mathds": _BLACKBOARD, "mathbbm": _BLAC
 # Regular expressions (compiled once; all linear)
 # --------------------------------------------------------------------------------------------------
 
-_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"{}\\$|^`]+", re.I)
+_URL = _LazyRe(r"(?:https?://|www\.)[^\s<>\"{}\\$|^`]+", re.I)
 _URL_TRAIL = ".,;:!?'\"*_"
-_TEXT_SPECIAL = re.compile(r"[\\${}~`]|''|--")
-_MATH_SPECIAL = re.compile(r"[\\{}^_'~*&$]")
-_CMD_NAME = re.compile(r"[A-Za-z]+")
-_SINGLE_QUOTED = re.compile(r"([A-Za-z][\w \-]{0,60}?)'(?!')")
-_INLINE_CLOSE = re.compile(r"(?<=[^\s\\])\$(?!\d)")
-_HTML_ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});", re.I)
-_SPACES = re.compile(r"[ \t\f\v\u00a0]+")
-_AROUND_NEWLINE = re.compile(r" ?\n ?")
-_MANY_NEWLINES = re.compile(r"\n{3,}")
-_SPACE_BEFORE_PUNCT = re.compile(r" +([,.;:])(?=\s|$)")
-_EMPTY_BRACKETS = re.compile(r" ?(?:\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\])")
-_RUNS = re.compile(r"\\[\\*_~|`]|`+|\*+|_+|~~|\|\|")
-_ESCAPED_MARK = re.compile(r"\\([\\*_~|`])")
-_LIT_RESTORE = re.compile(f"[{_LIT_UNDERSCORE}{_LIT_STAR}]")
+_TEXT_SPECIAL = _LazyRe(r"[\\${}~`]|''|--")
+_MATH_SPECIAL = _LazyRe(r"[\\{}^_'~*&$]")
+_CMD_NAME = _LazyRe(r"[A-Za-z]+")
+_SINGLE_QUOTED = _LazyRe(r"([A-Za-z][\w \-]{0,60}?)'(?!')")
+_INLINE_CLOSE = _LazyRe(r"(?<=[^\s\\])\$(?!\d)")
+_HTML_ENTITY = _LazyRe(r"&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});", re.I)
+_SPACES = _LazyRe(r"[ \t\f\v\u00a0]+")
+_AROUND_NEWLINE = _LazyRe(r" ?\n ?")
+_MANY_NEWLINES = _LazyRe(r"\n{3,}")
+_SPACE_BEFORE_PUNCT = _LazyRe(r" +([,.;:])(?=\s|$)")
+_EMPTY_BRACKETS = _LazyRe(r" ?(?:\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\])")
+_RUNS = _LazyRe(r"\\[\\*_~|`]|`+|\*+|_+|~~|\|\|")
+_ESCAPED_MARK = _LazyRe(r"\\([\\*_~|`])")
+_LIT_RESTORE = _LazyRe(f"[{_LIT_UNDERSCORE}{_LIT_STAR}]")
 
 
 def _url_spans(text: str) -> list[tuple[int, int]]:
@@ -981,7 +1002,7 @@ def _escape_to_fit(head: str, limit: int) -> str:
     return plain[: limit - 1] + ELLIPSIS
 
 
-_BACKTICKS = re.compile(r"(?<!\\)`+")
+_BACKTICKS = _LazyRe(r"(?<!\\)`+")
 
 
 def _code_span_start(text: str, cut: int) -> int | None:
@@ -1033,9 +1054,9 @@ _ABBREVIATIONS = frozenset(
     "resp ca viz inc ltd jr sr vol pp ch chap app eds ed et thm lem def prop cor alg appx w.r.t a.k.a "
     "etc.al u.s".split()
 )
-_BOUNDARY_CANDIDATE = re.compile(r"[.!?\u2026\n]")
+_BOUNDARY_CANDIDATE = _LazyRe(r"[.!?\u2026\n]")
 _CLOSERS = "\"'”’)]"
-_DOTTED = re.compile(r"(?:[a-z]\.)+[a-z]")
+_DOTTED = _LazyRe(r"(?:[a-z]\.)+[a-z]")
 _SENTENCE_OPENERS = "“\"'‘([$\\*_#@"
 
 
@@ -1147,9 +1168,11 @@ def _is_abbreviation(text: str, dot: int, spaced: bool) -> bool:
 # corpus is parsed, so they must cost a few microseconds. bench/titles.py measures them against the
 # real ICLR 2024 titles.
 
-_PARENTHETICAL = re.compile(
-    r"\s*\((?:e\.g\.|i\.e\.|see|cf\.|resp\.)[^()]{0,120}\)|\s+\([A-Za-z][\w\-+./]{0,15}\)(?=[\s,.;:]|$)"
-    r"|\s*\((?:[ivx]{1,4}|\d{1,2}|[a-h])\)|\s*\[[^\[\]]{0,120}\]"
+# Asides a title leaves out: "(e.g. ...)", "(MLP)", "(i)", "[12]". Each alternative starts with a
+# bracket, so the regex engine only tries positions holding one; the space before goes with it.
+_PARENTHETICAL = _LazyRe(
+    r" ?(?:\((?:e\.g\.|i\.e\.|see|cf\.|resp\.)[^()]{0,120}\)|(?<=\s)\([A-Za-z][\w\-+./]{0,15}\)(?=[\s,.;:]|$)"
+    r"|\((?:[ivx]{1,4}|\d{1,2}|[a-h])\)|\[[^\[\]]{0,120}\])"
 )
 
 
@@ -1176,9 +1199,11 @@ def _plain_sentence(md: str) -> str:
 def _capitalize(text: str) -> str:
     """Capitalise the first word if it is an ordinary lowercase word (leave dLLMs, s-OTDD and the
     symbol ε alone)."""
-    word = text.split(" ", 1)[0]
-    letters = [c for c in word if c.isalpha()]
-    if letters and all(c.islower() for c in letters) and "a" <= word[0] <= "z":
+    if not ("a" <= text[:1] <= "z"):
+        return text
+    space = text.find(" ")
+    word = text if space == -1 else text[:space]
+    if word.islower() and not any(c.isalpha() and not c.islower() for c in word if not c.isascii()):
         return word[0].upper() + text[1:]
     return text
 
@@ -1191,27 +1216,27 @@ def _strip_trailing_stopwords(phrase: str) -> str:
 
 
 def _schwartz_hearst(short: str, long: str) -> str | None:
-    """The long form of abbreviation ``short`` at the end of ``long`` (Schwartz & Hearst, 2003)."""
-    s_idx = len(short) - 1
-    l_idx = len(long) - 1
-    while s_idx >= 0:
+    """The long form of abbreviation ``short`` at the end of ``long`` (Schwartz & Hearst, 2003): each
+    of its letters, from the last, found further left in ``long``, the first one starting a word."""
+    low = long.lower()
+    if len(low) != len(long):
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in long)
+    at = len(low)
+    for s_idx in range(len(short) - 1, -1, -1):
         c = short[s_idx].lower()
         if not c.isalnum():
-            s_idx -= 1
             continue
+        at = low.rfind(c, 0, at)
         # the first letter of the abbreviation must start a word
-        while l_idx >= 0 and (
-            long[l_idx].lower() != c or (s_idx == 0 and l_idx > 0 and long[l_idx - 1].isalnum())
-        ):
-            l_idx -= 1
-        if l_idx < 0:
+        while s_idx == 0 and at > 0 and low[at - 1].isalnum():
+            at = low.rfind(c, 0, at)
+        if at < 0:
             return None
-        l_idx -= 1
-        s_idx -= 1
-    start = long.rfind(" ", 0, l_idx + 1) + 1
+    start = long.rfind(" ", 0, at) + 1
     return long[start:].strip()
 
 
+@functools.lru_cache(maxsize=256)  # the name's long form is asked for again by the description
 def _long_form(abbr: str, before: str) -> str | None:
     """The expansion of ``(abbr)`` that ends ``before``, validated for length and shape."""
     # a plural abbreviation (SEs) spells a plural long form (Super Experts)
@@ -1239,32 +1264,23 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-TITLE_RULES_VERSION = "titles-2026.4"
+TITLE_RULES_VERSION = "titles-2026.5"
 
-_TITLE_HEAD = 2000  # a title is found in the opening of an abstract
-_T_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(\\$])")
-_T_TRIGGER = re.compile(
-    r"\b(?:we|this\s+(?:paper|work|study)|our\s+(?:work|paper|method))\s+(?:(?:first|then|further|also|"
-    r"here|thus|therefore|newly|formally|systematically|empirically|theoretically)\s+)?"
-    r"(?P<verb>propose|introduce|present|develop|design|devise|build|construct|create|contribute|"
-    r"release|study|investigate|show|demonstrate|analy[sz]e|explore|address|tackle|consider|examine|"
-    r"revisit|formulate|establish|provide|offer|derive|prove|identify|leverage|focus\s+on|put\s+forward|"
-    r"tackle|characteri[sz]e|unveil|curate|collect)s?\b[\s:]*",
-    re.I,
-)
-_T_CUT = re.compile(
-    r"\s*(?:,\s*(?:which|that|where|while|and|but|thus|so|achieving|allowing|enabling|leading|resulting)\b"
-    r"|\s(?:which|that|where|whereby|while|whereas|so\s+that|such\s+that|because|since|achieving|"
-    r"allowing|enabling|in\s+order\s+to|thereby)\b|[;:.!?](?:\s|$)|\s[-–—]\s)"
-)
-_T_LEAD = re.compile(
-    r"^(?:that\s+|how\s+|a\s+way\s+to\s+)?(?:(?:a|an|the|our|two|three|several)\s+)?"
+# A title is found in the opening of an abstract, and a name only in the sentences around its
+# contribution statements ("we propose ...", "this paper introduces ..."): every scan below runs
+# over that region, never over the whole text, and each regex is tried only where str.find put it.
+_TITLE_HEAD = 1500
+_T_NO_STATEMENT = 400  # the region when the abstract makes no statement
+
+
+_T_LEAD = _LazyRe(
+    r"(?:that\s+|how\s+|a\s+way\s+to\s+)?(?:(?:a|an|the|our|two|three|several)\s+)?"
     r"(?:(?:novel|new|simple|general|generic|unified|principled|efficient|effective|powerful|"
     r"lightweight|scalable|first|straightforward|comprehensive|systematic|theoretical|practical)[,\s]+"
     r"(?:and\s+|yet\s+)?)*",
     re.I,
 )
-_T_NAME = re.compile(r"[A-Z][a-z]*[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*")
+_T_NAME = _LazyRe(r"[A-Z][a-z]*[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*")
 _T_GENERIC = frozenset(
     "LLM LLMs MLLM MLLMs VLM VLMs GPU GPUs CPU TPU CNN CNNs RNN RNNs GNN GNNs RL DRL MARL NLP CV SOTA AI "
     "ML DL VAE VAEs GAN GANs MLP MLPs ViT ViTs BERT GPT GPT-2 GPT-3 GPT-4 GPT-3.5 ChatGPT SGD Adam PDE "
@@ -1275,42 +1291,45 @@ _T_GENERIC = frozenset(
 )
 _T_NAMING = (
     "propos", "introduc", "present", "call", "dub", "term", "nam", "develop", "coin", "design", "build",
-    "construct", "releas", "creat", "curat", "contribut",
+    "construct", "releas", "creat", "curat", "contribut", "our",
 )
-_T_APPOSITION = re.compile(r"\*?\s*(?:,|:|\s(?:is|as|—|-))\s*(?:an?\s+|the\s+)?")
-_T_CALLED = re.compile(r"[\s,]*\b(?:called|named|termed|dubbed|coined|namely|i\.e\.)$", re.I)
+_T_APPOSITION = _LazyRe(r"\*?\s*(?:,|:|\s(?:is|as|—|-))\s*(?:an?\s+|the\s+)?")
+_T_CALLED = _LazyRe(r"[\s,]*\b(?:called|named|termed|dubbed|coined|namely|i\.e\.)$", re.I)
 # A statement whose object starts so ("we address this gap", "we study such an algorithm") names
 # nothing by itself: the next statement, or the first sentence, is tried instead.
 _T_ANAPHORA = frozenset("this these that those such it its them they and or but how whether why".split())
 _T_SMALL = frozenset("a an the of for and or to in on with by from via at as into is are".split())
+# where a phrase ends: a clause word (after a comma, more of them), a sentence or clause mark, a dash
+_T_CUT = _LazyRe(
+    r",\s*(?:which|that|where|while|and|but|thus|so|achieving|allowing|enabling|leading|resulting)\b"
+    r"|\s(?:which|that|where|whereby|while|whereas|so\s+that|such\s+that|because|since|achieving|"
+    r"allowing|enabling|in\s+order\s+to|thereby)\b|[;:.!?](?:\s|$)|\s[-–—]\s"
+)
 
 
 def _t_clip(text: str, words: int = 12) -> str:
-    """A phrase cut at its first clause break (after a few words), at most ``words`` words, no
+    """A phrase cut at its first clause break (after a few characters), at most ``words`` words, no
     trailing small word."""
+    text = " ".join(text.split(None, words + 1)[: words + 1])  # the break is searched in these words only
     m = _T_CUT.search(text, min(len(text), 12))
     if m:
         text = text[: m.start()]
     if "(" in text or "[" in text:
         text = _PARENTHETICAL.sub("", text)
-    parts = text.split()[:words]
+    parts = text.split(None, words)[:words]
     while parts and parts[-1].lower().strip(",") in _T_SMALL:
         parts.pop()
     return " ".join(parts).strip(" ,;:-–—")
 
 
-_T_CALLED_NAME = re.compile(
-    r"(?i:called|named|dubbed|termed|coined(?:\s+as)?|coin\s+as|namely|refer(?:red)?\s+to\s+as)\s+"
-    r"[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})"
+_T_BREAK_WORDS = frozenset("which that where whereby while whereas who because since thereby".split())
+_T_NAMED = _LazyRe(
+    r"(?:(?:called|named|namely|dubbed|termed)\s+)?[\"“*]*(?:as\s+)?[\"“*]*"
+    r"(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,4})"
 )
-_T_CALLED_KEYS = ("called", "named", "dubbed", "termed", "coin", "namely", "refer")
 # A Capitalised phrase followed by a comma, colon or parenthesis: a name when a naming verb comes
 # just before it ("we present Eureka, a ...", "this work introduces Video Diffusion Transformer (VDT)").
-_T_AFTER_VERB = re.compile(r"[a-z]*\s+[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})(?=[\"”*]*\s*[,:(—]|,)")
-_T_INTRO_VERBS = (
-    "propos", "introduc", "present", "develop", "releas", "build", "design", "contribut", "implement",
-    "pioneer",
-)
+_T_INTRODUCED = _LazyRe(r"[a-z]*\s+[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,4})(?=[\"”*]*\s*[,:(—])")
 # "our method, FLATTEN", "the resulting framework VQGraph": the word just before a candidate
 _T_HEAD_NOUNS = frozenset(
     "method approach framework model algorithm system agent benchmark dataset technique architecture "
@@ -1318,92 +1337,178 @@ _T_HEAD_NOUNS = frozenset(
     "policy solver defense".split()
 )
 _T_NAMING_LINKS = frozenset("namely called named dubbed termed".split())
-_T_LOWER_CAMEL = re.compile(r" [a-z]{1,2}[A-Z][A-Za-z0-9-]*[a-z0-9]")  # iTransformer, dLLMs
-_T_CAMEL = re.compile(r"[a-z][A-Z]")
-_T_ACRONYM_AFTER = re.compile(r"\s*\(\**([A-Z][\w-]*[A-Z][\w-]*)\**\)")
+_T_LOWER_CAMEL = _LazyRe(r" [a-z]{1,2}[A-Z][A-Za-z0-9-]*[a-z0-9]")  # iTransformer, dLLMs
+_T_CAMEL = _LazyRe(r"[a-z][A-Z]")
+_T_ACRONYM_AFTER = _LazyRe(r"\s*\(\**([A-Z][\w-]*[A-Z][\w-]*)\**\)")
+_T_URL_NAME = _LazyRe(r"https?://\S+?/([A-Za-z][\w.-]{2,30}?)/?(?=[\s).,;]*(?:\s|$))")
+_T_STOP_NAME = frozenset("The This These Our We In A An Code Our Data Project Page Github GitHub".split())
 
 
-def _previous_words(head: str, start: int) -> list[str]:
+def _t_window(head: str, i: int, n: int = 200) -> str:
+    """head[i:i+n] without a word cut at its end."""
+    text = head[i : i + n]
+    if i + n < len(head) and head[i + n] != " ":
+        text = text[: text.rfind(" ") + 1]
+    return text
+
+
+# One scan finds every place a statement or a name may start: "we ", "this ", the naming words
+# ("called", "named" ...) and the introducing verbs. The literal leading space keeps the regex
+# engine on its fast path (it only tries positions after a space); the text given to it starts
+# with a space.
+_T_KEYWORDS = _LazyRe(
+    r" (?:(?:(we|this)|(called|named|dubbed|termed|coined|namely|(?:refer|referred) to as)"
+    r"|(our|resulting))(?= )|(propos|introduc|present))"
+)
+_T_STATEMENT = _LazyRe(
+    r"(?:(?:first|then|further|also|here|thus|therefore|newly|formally|systematically|empirically|"
+    r"theoretically) )?(?P<v>propos|introduc|present|develop|design|devis|build|construct|creat|contribut|"
+    r"releas|stud(?:y|ie)|investigat|show|demonstrat|analy[sz]|explor|address|tackl|consider|examin|"
+    r"revisit|formulat|establish|provid|offer|deriv|prov|identif(?:y|ie)|leverag|focus(?:e)?(?:s)? on|"
+    r"put(?:s)? forward|characteri[sz]|unveil|curat|collect)(?:e?s|e)?(?=[\s:,])[\s:]*"
+)
+_T_SUBJECTS = ("paper ", "work ", "study ", "article ")
+# verbs after which a Capitalised phrase followed by "," ":" "(" is the name being introduced
+_T_INTRO_VERBS = frozenset(
+    "propos introduc present develop design devis build construct creat contribut releas curat "
+    "collect".split()
+)
+
+
+def _t_sites(
+    head: str, lower: str, limit: int = 3
+) -> tuple[list[tuple[int, int, str]], list[tuple[str, int]]]:
+    """The first few contribution statements ("we propose", "this paper first introduces") as
+    (start, where the object starts, verb), in text order, and the names introduced explicitly
+    ("..., called Zipformer", "(by) presenting Vocos, a ...") with their positions. ``lower`` is
+    ``head`` lowercased, both starting with a space."""
+    statements: list[tuple[int, int, str]] = []
+    named: list[tuple[str, int]] = []
+    for m in _T_KEYWORDS.finditer(lower):  # the space after a keyword is left for the next one
+        end = m.end() + 1
+        if m.group(1):
+            if len(statements) < limit:
+                if m.group(1) == "this":
+                    if not lower.startswith(_T_SUBJECTS, end):
+                        continue
+                    end = lower.find(" ", end) + 1
+                s = _T_STATEMENT.match(lower, end)
+                if s is not None:
+                    verb = s.group("v")
+                    statements.append((m.start() + 1, s.end(), verb))
+                    if verb in _T_INTRO_VERBS:  # "we present Eureka, a ...", "we introduce X (XY)"
+                        n = _T_INTRODUCED.match(head, s.start("v") + len(verb))
+                        if n is not None:
+                            named.append((n.group("n"), n.start("n")))
+        elif m.group(2):
+            n = _T_NAMED.match(head, end)
+            if n is not None:
+                named.append((n.group("n"), n.start("n")))
+        elif m.group(4):
+            n = _T_INTRODUCED.match(head, end - 1)
+            if n is not None:
+                named.append((n.group("n"), n.start("n")))
+        else:  # "our method, FLATTEN", "our novel algorithm, REValueD", "the resulting framework VQGraph"
+            first = lower.find(" ", end, end + 20)
+            second = lower.find(" ", first + 1, first + 20) if first != -1 else -1
+            for a, b in ((end, first), (first + 1, second)):
+                if b != -1 and lower[a:b].rstrip(",").removesuffix("s") in _T_HEAD_NOUNS:
+                    n = _T_NAMED.match(head, b + 1)
+                    if n is not None:
+                        named.append((n.group("n"), n.start("n")))
+                    break
+    return statements, named
+
+
+def _t_previous_words(head: str, start: int) -> list[str]:
     """The two words before ``start``, lowercased, without commas, quotes or emphasis."""
     return head[max(0, start - 40) : start].lower().replace(",", " ").strip(" \"“*").split()[-2:]
 
 
-def _after_head_noun(head: str, start: int) -> bool:
-    words = _previous_words(head, start)
+def _t_after_head_noun(head: str, start: int) -> bool:
+    words = _t_previous_words(head, start)
     if len(words) == 2 and words[1] in _T_NAMING_LINKS:
         words = words[:1]
     return bool(words) and (words[-1] in _T_HEAD_NOUNS or words[-1].removesuffix("s") in _T_HEAD_NOUNS)
 
 
-def _t_introduced(head: str, lower: str) -> list[tuple[str, int]]:
-    """Names the text introduces explicitly, with their positions."""
-    out = []
-    for keyword in _T_CALLED_KEYS:
-        i = lower.find(keyword)
-        while i != -1:
-            if i == 0 or not lower[i - 1].isalnum():
-                m = _T_CALLED_NAME.match(head, i)
-                if m is not None:
-                    out.append((m.group("n"), m.start("n")))
-            i = lower.find(keyword, i + len(keyword))
-    for verb in _T_INTRO_VERBS:
-        i = lower.find(verb)
-        while i != -1:
-            if i == 0 or not lower[i - 1].isalnum():
-                m = _T_AFTER_VERB.match(head, i + len(verb))
-                if m is not None:
-                    out.append((m.group("n"), m.start("n")))
-            i = lower.find(verb, i + len(verb))
-    return out
+_T_NAME_AT = _LazyRe(
+    r"[\"“*]*(?P<n>[A-Z][a-z]*[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*|[a-z]{1,2}[A-Z][\w-]+)"
+)
+# "a novel framework, PARL, ...", "a GPT based model, Duolando", "the resulting framework VQGraph"
 
 
-_T_URL_NAME = re.compile(r"https?://\S+?/([A-Za-z][\w.-]{2,30}?)/?(?=[\s).,;]*(?:\s|$))")
-_T_STOP_NAME = frozenset("The This These Our We In A An Code Our Data Project Page Github GitHub".split())
+def _t_explicit(token: str) -> str | None:
+    """An explicitly introduced phrase trimmed to the name (no trailing "The", no "LLMs")."""
+    words = token.rstrip("-").split()
+    while len(words) > 1 and (words[-1] in _T_STOP_NAME or words[-1].lower() in _T_SMALL):
+        words.pop()
+    token = " ".join(words).removesuffix("'s")
+    if len(token) < 3 or token in _T_GENERIC or words[0] in _T_STOP_NAME:
+        return None
+    return token
 
 
-def _t_name(head: str, abstract: str = "") -> tuple[str, int] | None:
-    """The name the abstract gives its contribution (SAEBench, BESA, PassUntil) and where it is.
-
-    Candidates are CamelCase, acronym-like or digit-bearing words (and Title-Case hyphenated ones
-    such as Tree-Planner, when introduced), and any Capitalised word the text introduces
-    explicitly ("..., called Zipformer", "we present Eureka, a ...", "our method, FLATTEN, ...").
-    An explicit introduction scores most, then "we propose/introduce/call ..." in the words before,
-    an appositive ("X, a ..."), a Title-Case long form "(X)", a project URL ending in the name, and
-    repeats. Common field acronyms (LLM, GNN, RL ...) are never the name.
-    """
-    best: tuple[int, int, str, int] | None = None
-    counts: dict[str, int] = {}
-    bonus: dict[str, int] = {}
+def _t_candidates(
+    head: str, lower: str, statements: list[tuple[int, int, str]], named: list[tuple[str, int]]
+) -> tuple[list[tuple[str, int]], dict[str, int]]:
+    """Name candidates with their positions, and the bonus of explicit ones. Looked for where a
+    name is introduced: after "called / named / dubbed / termed / coined / namely / refer to as",
+    after "propose / introduce / present" ("we present Eureka, a ..."), at the object of each
+    contribution statement, after a head noun there ("a novel framework, PARL"), in parentheses in
+    its sentence ("... Policy (SSCP)"), in a project URL; with no statement, in the opening."""
     found: list[tuple[str, int]] = []
-    text = abstract or head
-    for token, start in _t_introduced(head, head.lower()):
-        words = token.rstrip("-").split()
-        while len(words) > 1 and (words[-1] in _T_STOP_NAME or words[-1].lower() in _T_SMALL):
-            words.pop()
-        token = " ".join(words).removesuffix("'s")
-        if len(token) < 3 or token in _T_GENERIC or words[0] in _T_STOP_NAME:
+    bonus: dict[str, int] = {}
+    explicit = list(named)
+    for _, j, _verb in statements:
+        obj = _T_LEAD.match(head, j).end()
+        end = head.find(". ", obj)
+        end = len(head) if end == -1 else end
+        words = head[obj : obj + 60].split(None, 4)[:4]
+        for k in range(min(3, len(words) - 1)):  # "a novel framework, PARL", "a GPT based model, Duolando"
+            if words[k].rstrip(",").removesuffix("s") in _T_HEAD_NOUNS:
+                m = _T_NAMED.match(head, head.find(words[k + 1], obj))
+                if m is not None:
+                    explicit.append((m.group("n"), m.start("n")))
+                break
+        m = _T_NAME_AT.match(head, obj)  # "we propose FooNet to ..."
+        if m is not None:
+            found.append((m.group("n"), m.start("n")))
+    i = head.find("(")
+    while i != -1:  # "... Completion Policy (SSCP)", "Mutual Scoring (MuSc)"
+        m = _T_NAME_AT.match(head, i + 1)
+        if m is not None:
+            found.append((m.group("n"), m.start("n")))
+        i = head.find("(", i + 1)
+    for token, start in explicit:
+        token = _t_explicit(token)
+        if token is None:
             continue
         after = _T_ACRONYM_AFTER.match(head, start + len(token))
         if after and _long_form(after.group(1), token):  # "Video Diffusion Transformer (VDT)": VDT
             token, start = after.group(1), after.start(1)
         found.append((token, start))
         bonus[token] = max(bonus.get(token, 0), 10)
-    if "://" in text:
-        for m in _T_URL_NAME.finditer(text):
+    if "://" in head:  # a project page ending in the name (github.com/x/FreeReg)
+        for m in _T_URL_NAME.finditer(head):
             token = m.group(1).removesuffix(".git")
             if token in _T_STOP_NAME or not any(c.isupper() for c in token):
                 continue
             at = head.find(token)
             if at == -1:
-                at = head.casefold().find(token.casefold())
+                at = lower.find(token.lower())
                 if at == -1:
                     continue
                 token = head[at : at + len(token)]
             found.append((token, at))
             bonus[token] = bonus.get(token, 0) + 4
-    words_found = [(m.group(0), m.start()) for m in _T_NAME.finditer(head)]
-    words_found += [(m.group(0)[1:], m.start() + 1) for m in _T_LOWER_CAMEL.finditer(head)]
-    for word, start in words_found:
+    if not statements:  # "Our method, FLATTEN, ...", "Neuroformer is a ...": name-like words of the opening
+        hi = min(len(head), _T_NO_STATEMENT)
+        found += [(m.group(0), m.start()) for m in _T_NAME.finditer(head, 0, hi)]
+        found += [(m.group(0)[1:], m.start() + 1) for m in _T_LOWER_CAMEL.finditer(head, 0, hi)]
+    out: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for word, start in found:
         if start and (head[start - 1].isalnum() or head[start - 1] in "-\\"):
             continue  # inside a word, or a LaTeX command
         token = word.rstrip("-*").removesuffix("'s")
@@ -1414,38 +1519,65 @@ def _t_name(head: str, abstract: str = "") -> tuple[str, int] | None:
             continue  # SODA'22: a venue and year, not a name
         if head[end : end + 2] in (" 2", " 3", " 4") and not head[end + 2 : end + 3].isalnum():
             token = head[start : end + 2]  # NaturalSpeech 2
-        found.append((token, start))
-        if _after_head_noun(head, start):
-            bonus[token] = max(bonus.get(token, 0), 10)
+        out.append((token, start))
+        if token not in seen and token not in bonus:
+            seen.add(token)
+            if _t_after_head_noun(head, start):
+                bonus[token] = 10
+    return out, bonus
+
+
+def _t_name(
+    head: str, lower: str, statements: list[tuple[int, int, str]], named: list[tuple[str, int]]
+) -> tuple[str, int] | None:
+    """The name the abstract gives its contribution (SAEBench, BESA, PassUntil) and where it is.
+
+    Candidates, looked for in head[lo:hi] (around the contribution statements), are CamelCase,
+    acronym-like or digit-bearing words (and Title-Case hyphenated ones such as Tree-Planner, when
+    introduced), and any Capitalised word the text introduces explicitly ("..., called Zipformer",
+    "we present Eureka, a ...", "our method, FLATTEN, ..."). An explicit introduction scores most,
+    then "we propose/introduce/call ..." in the words before, an appositive ("X, a ..."), a
+    Title-Case long form "(X)", a project URL ending in the name, and repeats. Common field acronyms
+    (LLM, GNN, RL ...) are never the name.
+    """
+    found, bonus = _t_candidates(head, lower, statements, named)
     if not found:
         return None
-    def introduced_at(pos: int) -> bool:  # "propose", "introduce", "call" ... in the 5 words before
-        return any(w.startswith(_T_NAMING) for w in head[max(0, pos - 50) : pos].lower().split()[-5:])
 
+    def introduced_at(pos: int) -> bool:  # "propose", "introduce", "call" ... in the 5 words before
+        return any(w.startswith(_T_NAMING) for w in lower[max(0, pos - 50) : pos].split()[-5:])
+
+    best: tuple[int, int, str, int] | None = None
     seen: set[str] = set()
     for token, start in found:
         if token in seen:
             continue
         seen.add(token)
-        count = counts.get(token)
-        if count is None:
-            count = counts[token] = text.count(token)
         introduced = bonus.get(token, 0) >= 10 or introduced_at(start)
-        if not introduced and "-" in token and token[1:2].islower() and token.split("-", 1)[0][1:].islower():
+        if (
+            not introduced
+            and token not in bonus
+            and "-" in token
+            and token[1:2].islower()
+            and token.split("-", 1)[0][1:].islower()
+        ):
             continue  # Title-Case compounds (Group-Aware) are names only when introduced
         tail = head[start + len(token) : start + len(token) + 5].lstrip("*")
         appositive = tail.startswith((", a ", ", an ", ": a ", ": an", " is a", " is an", ", the"))
-        score = min(count, 3) + (5 if introduced else 0) + (2 if appositive else 0) + bonus.get(token, 0)
-        if head[start - 1 : start] == "(":
+        score = (5 if introduced else 0) + (2 if appositive else 0) + bonus.get(token, 0)
+        if head[start - 1 : start] == "(" and (best is None or score + 11 > best[0]):
             long = _long_form(token, head[max(0, start - 200) : start - 1])
             if long:  # "the Single-Step Completion Policy (SSCP)": an acronym defined here
                 titled = sum(w[:1].isupper() for w in long.split()) * 2 >= len(long.split())
                 introduced = introduced or introduced_at(start - 1 - len(long))
                 score += (7 if titled else 2) if introduced else (2 if titled else -2)
-        if _T_CAMEL.search(token):
-            score += 1  # a coined CamelCase word (ScaledAdam) more than an initialism (PTQ)
         if not (introduced or appositive or token in bonus):
             continue  # an acronym of the background (LLMs, SAEs) is not the paper's name
+        if best is not None and score + 4 <= best[0]:
+            continue  # repeats (at most 3) and CamelCase (1) cannot make up the difference
+        score += min(head.count(token), 3)
+        if _T_CAMEL.search(token):
+            score += 1  # a coined CamelCase word (ScaledAdam) more than an initialism (PTQ)
         if best is None or score > best[0]:
             best = (score, -start, token, start)
     if best is None or best[0] < 3:
@@ -1453,103 +1585,81 @@ def _t_name(head: str, abstract: str = "") -> tuple[str, int] | None:
     return best[2], best[3]
 
 
-def _t_triggers(head: str, limit: int = 4) -> list[re.Match[str]]:
-    """The first few "we propose / this paper introduces ..." statements, in text order. The regex
-    is tried only where "we ", "this " or "our " starts (str.find), not at every character."""
-    found: list[re.Match[str]] = []
-    for needle in ("we ", "We ", "this ", "This ", "our ", "Our "):
-        i = head.find(needle)
-        while i != -1:
-            if i == 0 or not head[i - 1].isalnum():
-                m = _T_TRIGGER.match(head, i)
-                if m is not None:
-                    found.append(m)
-                    if len(found) >= 2 * limit:
-                        break
-            i = head.find(needle, i + 3)
-    found.sort(key=lambda m: m.start())
-    return found[:limit]
+def _t_first_sentence(head: str) -> str:
+    end = head.find(". ", 0, 400)
+    return _t_clip(head[:end] if end != -1 else _t_window(head, 0), 14)
 
 
-_T_WORD = re.compile(r"[a-z][a-z0-9-]+")
-_T_FILLER = _TRAILING_STOPWORDS | frozenset(
-    "we our us it its not can also has have been such more both each while however which what when "
-    "paper work propose proposed novel new show shows results result method methods approach approaches "
-    "problem problems existing recent recently significant significantly further first".split()
-)
-
-
-def _t_weight(phrase: str, lower: str) -> float:
-    """How much of the abstract's topic a phrase carries: each content word scores by how often the
-    abstract (``lower``: lowercased, one space between words) has a word starting with it, so
-    "model" counts "models" and "modeling" (a word used once costs a little: real titles are made
-    of repeated words)."""
-    score = 0.0
-    for w in set(_T_WORD.findall(phrase.lower())):
-        if w not in _T_FILLER:
-            score += min(lower.count(" " + w.removesuffix("s")), 5) - 1.5
-    return score
-
-
-def _t_description(head: str, name: str | None, at: int) -> str:
-    """What the paper contributes, as a short phrase: of the appositive after the name, the objects
-    of the first contribution statements and the first sentence, the one whose words the abstract
-    repeats most."""
-    candidates = []
+def _t_description(head: str, name: str | None, at: int, statements: list[tuple[int, int, str]]) -> str:
+    """What the paper contributes, as a short phrase: the long form of the name's acronym, else the
+    appositive after the name ("X, a ..."), else the object of the first contribution statement
+    that names something ("we propose ...", not "we address this gap"), else the first sentence.
+    A phrase with cut math (an odd number of ``$``) is passed over."""
     if name is not None:
-        after = head[at + len(name) :]
+        after = _t_window(head, at + len(name))
         if after[:1] == ")":  # "... Single-Step Completion Policy (SSCP)": the long form
-            long = _long_form(name, head[: at - 1])
+            long = _long_form(name, head[max(0, at - 200) : at - 1])
             if long:
                 return long
             after = after[1:]
         m = _T_APPOSITION.match(after)
         if m:
-            phrase = _t_clip(_T_LEAD.sub("", after[m.end() : m.end() + 400], count=1))
-            if len(phrase.split()) >= 2:
-                candidates.append(phrase)
-    for m in _t_triggers(head):
-        phrase = _t_clip(_T_LEAD.sub("", head[m.end() : m.end() + 400], count=1))
+            rest = after[m.end() :]
+            phrase = _t_clip(rest[_T_LEAD.match(rest).end() :])
+            words = phrase.split()  # not "X, which ...": a clause, not a description
+            if len(words) >= 2 and words[0].lower() not in _T_BREAK_WORDS and not phrase.count("$") % 2:
+                return _capitalize(phrase)
+    for _, j, _verb in statements:
+        phrase = _t_clip(_t_window(head, _T_LEAD.match(head, j).end()))
         if name is not None and phrase.startswith(name):
             phrase = phrase[len(name) :].lstrip(" ,:(")
         words = phrase.split()
-        if len(words) >= 2 and words[0].lower() not in _T_ANAPHORA:
-            candidates.append(phrase)
-    first = _t_clip(_T_SENTENCE.split(head[:400], 1)[0], 14)
-    if not candidates:
-        return _capitalize(first)
-    lower = " " + " ".join(head.lower().split())
-    weights = [_t_weight(c, lower) - (100 if c.count("$") % 2 else 0) for c in candidates]  # no cut math
-    best = max(range(len(candidates)), key=lambda i: (weights[i], -i))
-    # the first sentence (usually background) only when no statement carries a repeated word
-    if weights[best] <= 0 and "$" not in first and "\\" not in first and _t_weight(first, lower) > 1:
-        return _capitalize(first)
-    return _capitalize(candidates[best])
+        first = words[0].lower() if words else ""
+        pointer = first in _T_ANAPHORA or first in _T_BREAK_WORDS  # "this gap", "which ..."
+        if len(words) >= 2 and not pointer and not phrase.count("$") % 2:
+            return _capitalize(phrase)
+    return _capitalize(_t_first_sentence(head))
 
 
-_T_MARKUP = re.compile(r"\\(?:emph|textit|textbf|texttt|textsc|mathrm|text)\{([^{}$\\]*)\}|\*\*|__")
-_T_DOLLAR_WORD = re.compile(r"\$([A-Za-z][\w-]*)\$")
+_T_MARKUP = _LazyRe(r"\\(?:emph|textit|textbf|texttt|textsc|mathrm|text)\{([^{}$\\]*)\}|\*\*|__")
+_T_DOLLAR_WORD = _LazyRe(r"\$([A-Za-z][\w-]*)\$")
+
+
+def _t_lower(head: str) -> str:
+    """``head.lower()`` with the same length, so positions found in one index the other."""
+    lower = head.lower()
+    if len(lower) != len(head):  # a few characters (İ) lowercase to two
+        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in head)
+    return lower
 
 
 def _derive(abstract: str) -> str:
     head = abstract[:_TITLE_HEAD]
+    if len(abstract) > _TITLE_HEAD:
+        head = head[: head.rfind(" ") + 1] or head  # no word cut at the end
+    if "\n" in head or "\t" in head:
+        head = head.replace("\n", " ").replace("\t", " ")
     if "\\" in head or "**" in head or "__" in head:  # \textbf{DoLa}, **BaDExpert**: the plain words
         head = _T_DOLLAR_WORD.sub(r"\1", _T_MARKUP.sub(lambda m: m.group(1) or "", head))
-    found = _t_name(head, abstract)
+    head = " " + head
+    lower = _t_lower(head)
+    statements, named = _t_sites(head, lower)
+    found = _t_name(head, lower, statements, named)
     name, at = found if found else (None, -1)
-    description = _t_description(head, name, at)
+    description = _t_description(head, name, at, statements)
     if name is not None:
         at_name = description.casefold().find(name.casefold())
         if at_name > 0:  # "... model using latent diffusion, called PanoDiffusion": name first
             description = _T_CALLED.sub("", description[:at_name].rstrip(" ,(*")).rstrip(" ,(")
         elif at_name == 0:
             description = description[len(name) :].lstrip(" ,:(*)")
-            description = _capitalize(_T_LEAD.sub("", description, count=1))
+            description = description[_T_LEAD.match(description).end() :]
     description = _capitalize(description)
     if name is None:
         title = description
     else:
-        title = f"{name}: {description}" if len(description.split()) >= 2 else name
+        # a description of one word only when it is a compound ("ToG: Think-on-Graph")
+        title = f"{name}: {description}" if len(description.split()) >= 2 or "-" in description[1:] else name
     if "$" in title or "\\" in title:
         title = _capitalize(strip_markup(title))  # LaTeX as Unicode, on the few words kept only
     if len(title) > TITLE_LIMIT:
