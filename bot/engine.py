@@ -11,6 +11,9 @@ thread (or, for a large corpus, a child process that writes the cache file this 
 nothing that touches the file system runs on the loop. The new
 index replaces the old one with a single attribute assignment, and a search that already holds the old
 object finishes on it. A failed build leaves the old index serving.
+
+Several processes on one database serve one index (:mod:`bot.index_share`): a reindex holds the index
+lock across processes and publishes what it built; the other processes :meth:`Engine.adopt` it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from retrieval.index import Index, open_index, sweep_leftovers
 from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults
 
 if TYPE_CHECKING:
+    from bot.index_share import IndexShare
     from bot.settings import Settings
     from bot.store import ReconcileResult, Store
 
@@ -80,6 +84,8 @@ class Engine:
         #: Titles of the first papers the last reindex removed (and of the saved ones that left), read
         #: from the old index before it is released, so a report can name them without keeping it alive.
         self.last_removed_titles: dict[str, str] = {}
+        #: The shared index across processes (bot/index_share.py), once the services started it.
+        self.share: IndexShare | None = None
 
     @classmethod
     async def load(cls, settings: Settings, *, store: Store | None = None) -> Engine:
@@ -174,77 +180,127 @@ class Engine:
         if self._lock.locked():
             raise ReindexInProgress()
         async with self._lock:
-            corpus = Path(path).expanduser() if path is not None else self.corpus_path
-            loop = asyncio.get_running_loop()
-            relay = _ProgressRelay(loop, progress) if progress is not None else None
-            previous = self.index
-            started = time.perf_counter()
-            callback = relay.from_thread if relay is not None else None
-            try:
-                if await asyncio.to_thread(corpus_bytes, corpus) >= self.subprocess_min_bytes:
-                    from bot.index_worker import build_in_subprocess
-
-                    index, report = await build_in_subprocess(
-                        corpus,
-                        self.settings.bm25,
-                        cache_dir=self.settings.index_cache_dir,
-                        previous=previous,
-                        progress=callback,
-                    )
-                else:
-                    index, report = await asyncio.to_thread(
-                        open_index,
-                        corpus,
-                        self.settings.bm25,
-                        cache_dir=self.settings.index_cache_dir,
-                        previous=previous,
-                        progress=callback,
-                    )
-            except (RetrievalError, OSError, ValueError, RuntimeError) as exc:
-                log.warning("reindex of %s failed, keeping the old index: %s", corpus, exc)
-                raise ReindexFailed(f"Reindex failed, the previous index is still serving: {exc}") from exc
-            finally:
-                if relay is not None:
-                    await relay.drain()
-            areas = index.areas()
-            # The swap: one assignment each. Readers that already hold ``previous`` finish on it.
-            self.index, self.report, self._areas = index, report, areas
-            _freeze_heap()
-            self.corpus_path = corpus
-            self.loaded_at = time.time()
-            log.info(
-                "reindexed %s: %d papers (+%d −%d) in %.2f s",
-                corpus,
-                report.papers,
-                len(report.added),
-                len(report.removed),
-                time.perf_counter() - started,
-            )
-            self.last_reconcile = None  # never report an earlier reindex's ids for this one
-            if self.store is not None:
+            # Across processes: the one index lock. Never wait for it: another process is building.
+            shared_lock = None
+            if self.share is not None:
                 try:
-                    self.last_reconcile = await self.store.reconcile(index.papers)
-                except StoreError:
-                    # The new index is serving; a failed reconcile only delays the "no longer in the
-                    # corpus" marks until the next reindex or restart. It must not turn the swap into
-                    # a reported failure.
-                    log.exception("reconciling saved lists after the reindex of %s failed", corpus)
+                    shared_lock = await self.share.try_lock()
+                except StoreError as exc:
+                    why = f"Reindex failed, the previous index is still serving: {exc}"
+                    raise ReindexFailed(why) from exc
+                if shared_lock is None:
+                    raise ReindexInProgress(
+                        "A reindex is already running in another of the bot's processes; try again when "
+                        "it has finished."
+                    )
+            try:
+                return await self._reindex_locked(path, progress)
+            finally:
+                if shared_lock is not None:
+                    await shared_lock.release()
+
+    async def _reindex_locked(self, path: str | Path | None, progress: Progress | None) -> IngestReport:
+        corpus = Path(path).expanduser() if path is not None else self.corpus_path
+        loop = asyncio.get_running_loop()
+        relay = _ProgressRelay(loop, progress) if progress is not None else None
+        previous = self.index
+        started = time.perf_counter()
+        callback = relay.from_thread if relay is not None else None
+        try:
+            if await asyncio.to_thread(corpus_bytes, corpus) >= self.subprocess_min_bytes:
+                from bot.index_worker import build_in_subprocess
+
+                index, report = await build_in_subprocess(
+                    corpus,
+                    self.settings.bm25,
+                    cache_dir=self.settings.index_cache_dir,
+                    previous=previous,
+                    progress=callback,
+                )
+            else:
+                index, report = await asyncio.to_thread(
+                    open_index,
+                    corpus,
+                    self.settings.bm25,
+                    cache_dir=self.settings.index_cache_dir,
+                    previous=previous,
+                    progress=callback,
+                )
+        except (RetrievalError, OSError, ValueError, RuntimeError) as exc:
+            log.warning("reindex of %s failed, keeping the old index: %s", corpus, exc)
+            raise ReindexFailed(f"Reindex failed, the previous index is still serving: {exc}") from exc
+        finally:
+            if relay is not None:
+                await relay.drain()
+        self._swap(index, report, corpus)
+        log.info(
+            "reindexed %s: %d papers (+%d −%d) in %.2f s",
+            corpus,
+            report.papers,
+            len(report.added),
+            len(report.removed),
+            time.perf_counter() - started,
+        )
+        self.last_reconcile = None  # never report an earlier reindex's ids for this one
+        if self.store is not None:
+            try:
+                if self.share is not None:
+                    # The other processes pick it up; the reconcile commits with the publication.
+                    self.last_reconcile = await self.share.publish(self)
                 else:
-                    log.info("saved lists reconciled with the new corpus: %s", self.last_reconcile)
-            gone = self.last_reconcile.gone if self.last_reconcile is not None else []
-            self.last_removed_titles = {
-                pid: paper.title
-                for pid in [*list(report.removed)[:REMOVED_TITLES_KEPT], *list(gone)[:REMOVED_TITLES_KEPT]]
-                if (paper := previous.get(pid)) is not None and paper.title
-            }
-            # Freeing a 100k-paper index in one go holds the GIL for ~100 ms. Reads are synchronous on
-            # the loop, so nobody is inside the old index now; if nothing else references it either
-            # (callers read what they need of it through last_removed_titles), take it apart in small
-            # pieces in a thread.
-            if sys.getrefcount(previous) <= 2:  # our local + getrefcount's argument
-                await asyncio.to_thread(_dismantle, previous)
+                    self.last_reconcile = await self.store.reconcile(index.papers)
+            except StoreError:
+                # The new index is serving; a failed reconcile only delays the "no longer in the
+                # corpus" marks until the next reindex or restart. It must not turn the swap into
+                # a reported failure.
+                log.exception("reconciling saved lists after the reindex of %s failed", corpus)
+            else:
+                log.info("saved lists reconciled with the new corpus: %s", self.last_reconcile)
+        gone = self.last_reconcile.gone if self.last_reconcile is not None else []
+        self.last_removed_titles = {
+            pid: paper.title
+            for pid in [*list(report.removed)[:REMOVED_TITLES_KEPT], *list(gone)[:REMOVED_TITLES_KEPT]]
+            if (paper := previous.get(pid)) is not None and paper.title
+        }
+        await _release(previous)
+        previous = None  # noqa: F841
+        return report
+
+    def _swap(self, index: Index, report: IngestReport, corpus: Path) -> None:
+        """Serve ``index``: one assignment each. Readers that already hold the old one finish on it."""
+        self.index, self.report, self._areas = index, report, index.areas()
+        _freeze_heap()
+        self.corpus_path = corpus
+        self.loaded_at = time.time()
+
+    async def adopt(self, index: Index, report: IngestReport, corpus: Path) -> bool:
+        """Serve an index another process built (:mod:`bot.index_share`); False while a reindex of
+        this process runs (the next poll tries again)."""
+        if self._lock.locked():
+            return False
+        async with self._lock:
+            previous = self.index
+            self._swap(index, report, corpus)
+            self.last_reconcile, self.last_removed_titles = None, {}
+            await _release(previous)
             previous = None  # noqa: F841
-            return report
+        return True
+
+    async def close(self) -> None:
+        """Stop following the shared index (the store is closed by its owner). Idempotent."""
+        if self.share is not None:
+            await self.share.close()
+
+
+async def _release(previous: Index) -> None:
+    """Let go of a replaced index.
+
+    Freeing a 100k-paper index in one go holds the GIL for ~100 ms. Reads are synchronous on the
+    loop, so nobody is inside the old index now; if nothing else references it either (callers read
+    what they need of it through last_removed_titles), take it apart in small pieces in a thread.
+    """
+    if sys.getrefcount(previous) <= 3:  # the caller's local, our argument, getrefcount's argument
+        await asyncio.to_thread(_dismantle, previous)
 
 
 def _dismantle(index: Index, step: int = 2000) -> None:

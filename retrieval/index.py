@@ -61,6 +61,7 @@ __all__ = [
     "build_index",
     "cache_path_for",
     "corpus_fingerprint",
+    "open_cache_file",
     "open_index",
     "paper_tokens",
     "sweep_leftovers",
@@ -685,21 +686,7 @@ def open_index(
             log.warning("index cache %s is %s; rebuilding it", cache_file, exc)
     if index is not None:
         _report_progress(progress, "parse", 1, 1)
-        corpus_meta = meta["corpus"]
-        report = _report(
-            index,
-            previous,
-            files=tuple(corpus_meta["files"]),
-            duplicates=int(corpus_meta["duplicates"]),
-            duplicate_details=tuple(corpus_meta["duplicate_details"]),
-            skipped=meta["skipped_blocks"],
-            cp1252_files=tuple(str(f) for f in corpus_meta.get("cp1252_files", ())),
-            ignored_files=tuple(str(f) for f in corpus_meta.get("ignored_files", ())),
-            build_seconds=0.0,
-            from_cache=True,
-            extra={"cache": str(cache_file), "load_seconds": time.perf_counter() - started},
-        )
-        return index, report
+        return index, _cached_report(index, meta, previous, cache_file, started)
 
     stats = _file_stats(files)  # before reading: a write during the build makes the cache stale
     fingerprint = corpus_fingerprint(files, params)
@@ -753,6 +740,50 @@ def open_index(
         extra=extra,
     )
     return index, report
+
+
+def _cached_report(
+    index: Index, meta: dict[str, Any], previous: Index | None, cache_file: Path, started: float
+) -> IngestReport:
+    """The report of an index opened from its cache file (nothing was built)."""
+    corpus_meta = meta["corpus"]
+    return _report(
+        index,
+        previous,
+        files=tuple(corpus_meta["files"]),
+        duplicates=int(corpus_meta["duplicates"]),
+        duplicate_details=tuple(corpus_meta["duplicate_details"]),
+        skipped=meta["skipped_blocks"],
+        cp1252_files=tuple(str(f) for f in corpus_meta.get("cp1252_files", ())),
+        ignored_files=tuple(str(f) for f in corpus_meta.get("ignored_files", ())),
+        build_seconds=0.0,
+        from_cache=True,
+        extra={"cache": str(cache_file), "load_seconds": time.perf_counter() - started},
+    )
+
+
+def open_cache_file(
+    path: str | Path, params: BM25Params, *, fingerprint: str, previous: Index | None = None
+) -> tuple[Index, IngestReport]:
+    """Open the cache file another process built (memory-mapped, milliseconds); never build.
+
+    The file must carry ``fingerprint`` (the corpus and settings it was published for): a file
+    replaced since by another build, or one written by another version, is refused.
+
+    Raises:
+        ValueError: The file is missing, unreadable, damaged or holds another index; ``str()`` says
+            which, in one line.
+    """
+    started = time.perf_counter()
+    cache_file = Path(path)
+    try:
+        index, meta = _load(cache_file, (), params, check_current=False)
+    except _BadCache as exc:
+        raise ValueError(f"the index file {cache_file} is {exc}") from None
+    if index.fingerprint != fingerprint:
+        found = index.fingerprint[:12]
+        raise ValueError(f"the index file {cache_file} now holds another build (fingerprint {found}…)")
+    return index, _cached_report(index, meta, previous, cache_file, started)
 
 
 def id_diff(

@@ -36,10 +36,13 @@ class Context:
         return f"**{truncate(plain(title), 150)}** ({code(paper_id)})"
 
     async def close(self) -> None:
-        """Close the store once."""
+        """Stop following the shared index, then close the store, once."""
         if not self._closed:
             self._closed = True
-            await self.store.close()
+            try:
+                await self.engine.close()
+            finally:
+                await self.store.close()
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.engine import Engine
 from bot.errors import StartupError
+from bot.index_share import IndexShare
 from bot.services.admin import AdminService
 from bot.services.answers import AnswerService
 from bot.services.base import Context
@@ -85,20 +86,28 @@ async def open_services(settings: Settings, *, started_at: dt.datetime | None = 
         )
     except (StoreError, OSError) as exc:
         raise StartupError(f"cannot open the database {_where(exc, settings)}: {_cause(exc)}") from None
+    share = IndexShare(store)
     try:
         try:
-            engine = await Engine.load(settings, store=store)
-        except (RetrievalError, OSError, ValueError) as exc:
-            raise StartupError(f"cannot load the corpus {settings.corpus_path}: {exc}") from None
-        try:
-            result = await store.reconcile(engine.index.papers)
+            # Holding the index lock: processes starting together build once (the first one builds,
+            # the others open its file) and reconcile once (bot/index_share.py).
+            async with share.building():
+                try:
+                    engine = await Engine.load(settings, store=store)
+                except (RetrievalError, OSError, ValueError) as exc:
+                    raise StartupError(f"cannot load the corpus {settings.corpus_path}: {exc}") from None
+                result = await share.settle(engine)
         except DatabaseError as exc:
             # The database opened, yet the first write failed (read-only file, full disk, server gone).
             raise StartupError(f"cannot write the database {_where(exc, settings)}: {_cause(exc)}") from None
+        await share.start(engine)
     except BaseException:
         await store.close()
         raise
-    log.info("saved lists reconciled with the corpus: %s", result)
+    if result is not None:
+        log.info("saved lists reconciled with the corpus: %s", result)
+    else:
+        log.info("index generation %d is served and was already reconciled", share.generation)
     context = Context(
         settings=settings,
         engine=engine,

@@ -14,10 +14,10 @@ placeholders); only a statement the two dialects spell differently goes in the d
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Protocol, Self
 
 from bot.store.errors import DatabaseError
 from bot.store.records import (
@@ -30,6 +30,7 @@ from bot.store.records import (
     ForgetResult,
     ImportedList,
     ImportResult,
+    IndexGeneration,
     ListInfo,
     ReconcileResult,
     SavedItem,
@@ -42,6 +43,13 @@ from retrieval.models import Paper
 
 #: Finds a corpus paper by id (None when the corpus has no such paper).
 CorpusLookup = Callable[[str], Paper | None]
+
+
+class IndexLock(Protocol):
+    """A held index lock (:meth:`Store.acquire_index_lock`)."""
+
+    async def release(self) -> None:
+        """Let another process build. Idempotent."""
 
 
 def is_url(target: str | Path) -> bool:
@@ -325,6 +333,45 @@ class Store(abc.ABC):
         snapshot kept; one that reappears is flagged back and its snapshot refreshed. Saved rows are
         never touched.
         """
+
+    # ------------------------------------------------------------------------- the shared index
+    # Every process on one database serves one index: the process that builds it (holding the index
+    # lock) publishes a generation, the others follow it (bot/index_share.py).
+
+    @abc.abstractmethod
+    async def index_generation(self) -> IndexGeneration | None:
+        """The generation every process should serve (None before the first publication)."""
+
+    @abc.abstractmethod
+    async def publish_index_generation(
+        self,
+        papers: Sequence[Paper],
+        *,
+        corpus_path: str,
+        params: str,
+        cache_file: str,
+        fingerprint: str,
+        built_by: str,
+    ) -> tuple[IndexGeneration, ReconcileResult]:
+        """Record the next generation (the index of ``papers``) and reconcile the snapshots with it,
+        in one transaction, so a published generation is always a reconciled one."""
+
+    @abc.abstractmethod
+    async def reconcile_generation(self, papers: Iterable[Paper], generation: int) -> ReconcileResult | None:
+        """:meth:`reconcile` with the index of ``generation`` unless some process already did
+        (then None: only this process's idea of the corpus is updated)."""
+
+    @abc.abstractmethod
+    async def acquire_index_lock(self, *, wait: bool) -> IndexLock | None:
+        """The lock one builder holds while it builds and publishes an index; it is released when
+        its holder dies. ``wait=False``: None when another process holds it."""
+
+    async def listen_index_generations(
+        self, callback: Callable[[], None]
+    ) -> Callable[[], Awaitable[None]] | None:
+        """Call ``callback`` (on the loop) whenever a generation is published elsewhere; returns the
+        function that stops listening, or None where the backend cannot notify (callers poll)."""
+        return None
 
     @abc.abstractmethod
     async def copy_from(self, source: Store) -> CopyCounts:

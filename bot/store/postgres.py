@@ -35,6 +35,7 @@ from urllib.parse import unquote, urlsplit
 import asyncpg
 
 from bot.settings import mask_url
+from bot.store.base import IndexLock
 from bot.store.errors import DatabaseError, DatabaseUnavailableError
 from bot.store.migrations import load as load_migrations
 from bot.store.records import (
@@ -61,6 +62,10 @@ MIGRATION_LOCK = (0x70617072, 1)
 PAPER_LOCK = 0x70617073
 #: Shared by every writer of snapshots, taken alone by a reconcile (or a copy).
 SNAPSHOT_LOCK = (0x70617072, 2)
+#: Held (session lock, on its own connection) by the one process building and publishing an index.
+INDEX_LOCK = (0x70617072, 3)
+#: The channel a published index generation is announced on (the payload is its number).
+INDEX_CHANNEL = "paperbot_index"
 #: Pool size per process: a few connections serve 50 concurrent users (each call is one short
 #: transaction); several processes share the server's ``max_connections``.
 POOL_MIN, POOL_MAX = 1, 10
@@ -406,6 +411,56 @@ class PostgresStore(SqlStore):
         log.debug("user %d saved %s in list %r (created=%s)", uid, paper.id, result.list_name, result.created)
         return result
 
+    # ------------------------------------------------------------------------- the shared index
+
+    async def _announce_generation(self, tx: Tx, generation: int) -> None:
+        await tx.execute("SELECT pg_notify(?, ?)", INDEX_CHANNEL, str(generation))
+
+    async def _connect_alone(self) -> asyncpg.Connection:
+        """A connection of its own (not the pool's): a session lock or a LISTEN lives as long as it."""
+        try:
+            return await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+        except (*UNAVAILABLE, asyncpg.PostgresError) as exc:
+            raise DatabaseUnavailableError(target=self.target, cause=describe_error(exc, self._url)) from exc
+
+    async def acquire_index_lock(self, *, wait: bool) -> IndexLock | None:
+        """A session advisory lock on a connection of its own: the server drops it when that
+        connection ends, so a builder that dies (on any host) frees it."""
+        conn = await self._connect_alone()
+        try:
+            if wait:
+                await conn.execute("SELECT pg_advisory_lock($1, $2)", *INDEX_LOCK)
+            elif not await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", *INDEX_LOCK):
+                await conn.close()
+                return None
+        except BaseException:
+            conn.terminate()
+            raise
+        return _AdvisoryLock(conn)
+
+    async def listen_index_generations(
+        self, callback: Callable[[], None]
+    ) -> Callable[[], Awaitable[None]] | None:
+        """LISTEN on its own connection; a lost connection only delays pick-up to the next poll."""
+        conn = await self._connect_alone()
+
+        def notified(*_: object) -> None:
+            callback()
+
+        try:
+            await conn.add_listener(INDEX_CHANNEL, notified)
+        except BaseException:
+            conn.terminate()
+            raise
+
+        async def stop() -> None:
+            try:
+                await asyncio.wait_for(conn.close(), timeout=5)
+            except (TimeoutError, *UNAVAILABLE):
+                conn.terminate()
+
+        return stop
+
     async def integrity_check(self) -> str:
         """PostgreSQL guards its own pages; this checks the rows the schema cannot (orphans)."""
 
@@ -419,3 +474,19 @@ class PostgresStore(SqlStore):
             return "ok" if orphans == 0 else f"{orphans} saved rows belong to no list of their user"
 
         return await self._run(op, write=False)
+
+
+class _AdvisoryLock:
+    """A held index lock: the session advisory lock of one dedicated connection."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self._conn: asyncpg.Connection | None = conn
+
+    async def release(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            await asyncio.wait_for(conn.close(), timeout=5)  # the session ends: its lock goes with it
+        except (TimeoutError, *UNAVAILABLE):
+            conn.terminate()

@@ -193,6 +193,34 @@ class WatchInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class IndexGeneration:
+    """The index every process on one database serves (the ``index_generation`` row).
+
+    Attributes:
+        generation: Counts up by one per publication (a start that built or found a new corpus, a
+            reindex).
+        corpus_path: The corpus it was built from (absolute).
+        params: The ranking parameters' key (``BM25Params.key()``): a process only follows its own.
+        cache_file: The memory-mapped ``.pbindex`` file to open (absolute).
+        fingerprint: The corpus fingerprint the file must carry (corpus content + settings).
+        papers: How many papers it holds.
+        built_by: ``host:pid`` of the process that published it.
+        published_at: When.
+        reconciled: The last generation whose reconcile of saved snapshots ran.
+    """
+
+    generation: int
+    corpus_path: str
+    params: str
+    cache_file: str
+    fingerprint: str
+    papers: int
+    built_by: str
+    published_at: datetime
+    reconciled: int
+
+
+@dataclass(frozen=True, slots=True)
 class ReconcileResult:
     """What :meth:`bot.store.Store.reconcile` changed.
 

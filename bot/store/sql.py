@@ -60,6 +60,7 @@ from bot.store.records import (
     ImportedItem,
     ImportedList,
     ImportResult,
+    IndexGeneration,
     ListInfo,
     ReconcileResult,
     SavedItem,
@@ -984,10 +985,24 @@ class SqlStore(Store):
         (the papers someone saved) are compared and updated; a paper known only from imports that
         is in this corpus gets its corpus snapshot, which every user then sees.
         """
+        result = await self._reconcile(papers)
+        assert result is not None  # noqa: S101 - no ``first`` step: it always runs
+        return result
+
+    async def _reconcile(
+        self, papers: Iterable[Paper], first: Callable[[Tx], Awaitable[bool]] | None = None
+    ) -> ReconcileResult | None:
+        """The reconcile, in one exclusive transaction that runs ``first(tx)`` before it: when that
+        answers False, the snapshots are left alone and only this process's corpus ids are set
+        (None is returned)."""
         moment = now()
         stale: list[set[str] | None] = [None]
 
-        async def op(tx: Tx) -> _ReconcilePlan:
+        async def op(tx: Tx) -> _ReconcilePlan | None:
+            if first is not None and not await first(tx):
+                ids = await asyncio.to_thread(_corpus_id_set, papers)
+                stale[0], self._corpus_ids = self._corpus_ids, ids
+                return None
             await tx.execute(_PRUNE_ALL)
             await tx.execute(_PRUNE_ALL_IMPORTED)
             rows = await tx.fetch(
@@ -1018,6 +1033,8 @@ class SqlStore(Store):
         plan = await self._run(op, write=True, exclusive=True)
         # The previous id set may be the last owner of 100k id strings: free them off the loop too.
         await asyncio.to_thread(_empty_piecewise, stale[0])
+        if plan is None:
+            return None
         result = plan.result
         log.info(
             "reconciled %d corpus papers: %d saved papers gone, %d returned, %d refreshed",
@@ -1027,6 +1044,72 @@ class SqlStore(Store):
             result.refreshed,
         )
         return result
+
+    # ------------------------------------------------------------------------- the shared index
+
+    async def index_generation(self) -> IndexGeneration | None:
+        async def op(tx: Tx) -> IndexGeneration | None:
+            row = await tx.fetchrow(f"SELECT {_GENERATION_COLUMNS} FROM index_generation WHERE id = 1")
+            return _generation(row) if row is not None else None
+
+        return await self._run(op, write=False)
+
+    async def publish_index_generation(
+        self,
+        papers: Sequence[Paper],
+        *,
+        corpus_path: str,
+        params: str,
+        cache_file: str,
+        fingerprint: str,
+        built_by: str,
+    ) -> tuple[IndexGeneration, ReconcileResult]:
+        """Record a new generation and reconcile the snapshots with ``papers``, in one transaction."""
+        published: list[IndexGeneration] = []
+
+        async def first(tx: Tx) -> bool:
+            current = await tx.fetchval("SELECT generation FROM index_generation WHERE id = 1")
+            generation = int(current or 0) + 1
+            count, moment = len(papers), now()
+            values = (generation, corpus_path, params, cache_file, fingerprint, count, built_by, moment)
+            values += (generation,)  # reconciled: this very transaction reconciles it
+            await tx.execute(
+                f"INSERT INTO index_generation (id, {_GENERATION_COLUMNS}) "
+                "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET generation = excluded.generation, "
+                "corpus_path = excluded.corpus_path, params = excluded.params, "
+                "cache_file = excluded.cache_file, fingerprint = excluded.fingerprint, "
+                "papers = excluded.papers, built_by = excluded.built_by, "
+                "published_at = excluded.published_at, reconciled = excluded.reconciled",
+                *values,
+            )
+            await self._announce_generation(tx, generation)
+            published.append(_generation(values))
+            return True
+
+        result = await self._reconcile(papers, first)
+        assert result is not None  # noqa: S101 - ``first`` always answers True
+        return published[0], result
+
+    async def reconcile_generation(self, papers: Iterable[Paper], generation: int) -> ReconcileResult | None:
+        """Reconcile with ``papers`` (the index of ``generation``) unless that generation already was
+        reconciled (then only this process's corpus ids are set, and None is returned)."""
+
+        async def first(tx: Tx) -> bool:
+            done = await tx.fetchval("SELECT reconciled FROM index_generation WHERE id = 1")
+            if done is not None and int(done) >= generation:
+                return False
+            await tx.execute(
+                "UPDATE index_generation SET reconciled = ? WHERE id = 1 AND reconciled < ?",
+                generation,
+                generation,
+            )
+            return True
+
+        return await self._reconcile(papers, first)
+
+    async def _announce_generation(self, tx: Tx, generation: int) -> None:
+        """Tell the other processes, where the backend can (PostgreSQL: NOTIFY, sent at commit)."""
 
     # ---------------------------------------------------------------------------------- copies
 
@@ -1096,6 +1179,9 @@ class SqlStore(Store):
                     note,
                     saved_at,
                 )
+            # The copied snapshots were never reconciled with the index these processes serve: the
+            # next process to start (or pick the generation up) reconciles again.
+            await tx.execute("UPDATE index_generation SET reconciled = 0 WHERE id = 1")
             return CopyCounts(lists=new_lists, saved=saved, snapshots=snapshots, imported=imported)
 
         return await self._run(op, write=True, exclusive=True)
@@ -1185,3 +1271,29 @@ def _empty_piecewise(ids: set[str] | None) -> None:
         for _ in range(min(_RECONCILE_CHUNK, len(ids))):
             ids.pop()
         time.sleep(0)
+
+
+_GENERATION_COLUMNS = (
+    "generation, corpus_path, params, cache_file, fingerprint, papers, built_by, published_at, reconciled"
+)
+
+
+def _generation(row: Sequence[Any]) -> IndexGeneration:
+    generation, corpus_path, params, cache_file, fingerprint, papers, built_by, published_at, reconciled = row
+    return IndexGeneration(
+        generation=int(generation),
+        corpus_path=str(corpus_path),
+        params=str(params),
+        cache_file=str(cache_file),
+        fingerprint=str(fingerprint),
+        papers=int(papers),
+        built_by=str(built_by),
+        published_at=parse_time(published_at),
+        reconciled=int(reconciled),
+    )
+
+
+def _corpus_id_set(papers: Iterable[Paper]) -> set[str]:
+    """The ids of a corpus (in a worker thread): a paper table hands them over without making papers."""
+    ids = getattr(papers, "ids", None)
+    return set(ids()) if callable(ids) else {paper.id for paper in papers}

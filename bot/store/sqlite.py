@@ -23,7 +23,9 @@ Design notes (the *why*):
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import logging
+import os
 import random
 import sqlite3
 import time
@@ -34,6 +36,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.store.base import IndexLock
 from bot.store.errors import DatabaseBusyError, DatabaseCorruptError, DatabaseError
 from bot.store.migrations import load as load_migrations
 from bot.store.records import utc
@@ -344,6 +347,50 @@ class SQLiteStore(SqlStore):
             return "\n".join(str(r[0]) for r in await tx.fetch("PRAGMA integrity_check"))
 
         return await self._run(op, write=False)
+
+    # ------------------------------------------------------------------------- the shared index
+
+    async def acquire_index_lock(self, *, wait: bool) -> IndexLock | None:
+        """An exclusive ``flock`` on ``<database>.index-lock`` beside the file (the processes sharing
+        one SQLite file share a host): the kernel drops it when its holder dies, however it dies."""
+        lock_path = self.path.with_name(self.path.name + ".index-lock")
+        while True:
+            try:
+                held = await asyncio.to_thread(_try_flock, lock_path)
+            except OSError as exc:
+                cause = f"cannot lock {lock_path} ({exc.strerror or exc})"
+                raise DatabaseError(
+                    f"Cannot take the index lock: {cause}.", target=str(self.path), cause=cause
+                ) from exc
+            if held is not None or not wait:
+                return held
+            await asyncio.sleep(0.05)
+
+
+class _FileLock:
+    """A held ``flock`` (the open file descriptor that holds it)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    async def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            await asyncio.to_thread(os.close, fd)  # closing the descriptor drops the lock
+
+
+def _try_flock(path: Path) -> _FileLock | None:
+    """Take an exclusive flock on ``path`` without waiting (None: another process holds it)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    return _FileLock(fd)
 
 
 def _refuse_newer(version: int, path: Path) -> None:

@@ -89,17 +89,23 @@ async def test_reindex_keeps_the_reconcile_result(harness, tmp_path):
 
 
 async def test_reindex_reconciles_the_store(harness, monkeypatch):
+    """The reconcile commits with the publication of the new index generation (one transaction)."""
     engine = harness.bot.engine
     seen = []
-    real = harness.bot.store.reconcile
+    real = harness.bot.store.publish_index_generation
+    before = engine.share.generation
 
-    async def spy(papers):
+    async def spy(papers, **fields):
         seen.append(len(tuple(papers)))
-        return await real(papers)
+        return await real(papers, **fields)
 
-    monkeypatch.setattr(harness.bot.store, "reconcile", spy)
+    monkeypatch.setattr(harness.bot.store, "publish_index_generation", spy)
     await engine.reindex()
     assert seen == [40]
+    assert engine.share.generation == before + 1
+    row = await harness.bot.store.index_generation()
+    assert (row.generation, row.reconciled) == (before + 1, before + 1)
+    assert row.fingerprint == engine.index.fingerprint
 
 
 async def test_a_failed_reconcile_does_not_undo_or_fail_the_swap(harness, monkeypatch, caplog):
@@ -108,10 +114,10 @@ async def test_a_failed_reconcile_does_not_undo_or_fail_the_swap(harness, monkey
     engine = harness.bot.engine
     old = engine.index
 
-    async def busy(papers):
+    async def busy(papers, **fields):
         raise DatabaseBusyError("the database is busy")
 
-    monkeypatch.setattr(harness.bot.store, "reconcile", busy)
+    monkeypatch.setattr(harness.bot.store, "publish_index_generation", busy)
     report = await engine.reindex()
     assert report.papers == 40
     assert engine.index is not old and engine.last_reconcile is None

@@ -661,6 +661,19 @@ LEGACY_DATA: dict[int, list[str]] = {
         "INSERT INTO watches (user_id, query, area, author, created_at) "
         "VALUES (42, 'reward models', '', '', '2024-01-03T00:00:00.000000+00:00')",
     ],
+    # v5: the servers' reading lists (v6 adds the shared index generation).
+    5: [
+        "INSERT INTO lists (id, user_id, name, name_key, created_at) "
+        "VALUES (7, 42, 'To Read', 'to read', '2024-01-01T00:00:00.000000+00:00')",
+        "INSERT INTO papers (paper_id, title, authors, et_al, area, abstract, url, first_seen, last_seen, "
+        "in_corpus) VALUES ('old1', 'Old paper', '[\"A B\"]', 1, 'Area', 'Abstract', NULL, "
+        "'2024-01-01T00:00:00.000000+00:00', '2024-01-01T00:00:00.000000+00:00', 1)",
+        "INSERT INTO saved (id, list_id, paper_id, user_id, saved_at, note) "
+        "VALUES (1, 7, 'old1', 42, '2024-01-02T00:00:00.000000+00:00', '')",
+        "INSERT INTO club_papers (guild_id, paper_id, title, authors, et_al, area, abstract, url, note, "
+        "added_by, added_at) VALUES (9, 'old1', 'Old paper', '[\"A B\"]', 1, 'Area', 'Abstract', NULL, "
+        "'', 42, '2024-01-04T00:00:00.000000+00:00')",
+    ],
 }
 
 
