@@ -73,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             params=settings.bm25,
             cache_dir=settings.index_cache_dir,
             render_snippet=render.snippet,
+            headers=settings.corpus_headers,
         )
 
     if command == "db":

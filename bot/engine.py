@@ -99,7 +99,11 @@ class Engine:
         """
         await asyncio.to_thread(sweep_leftovers, Path(settings.corpus_path), settings.index_cache_dir)
         index, report = await asyncio.to_thread(
-            open_index, settings.corpus_path, settings.bm25, cache_dir=settings.index_cache_dir
+            open_index,
+            settings.corpus_path,
+            settings.bm25,
+            cache_dir=settings.index_cache_dir,
+            headers=settings.corpus_headers,
         )
         log.info(
             "index ready: %d papers from %d file(s) (%s, %.2f s)",
@@ -216,6 +220,7 @@ class Engine:
                     cache_dir=self.settings.index_cache_dir,
                     previous=previous,
                     progress=callback,
+                    headers=self.settings.corpus_headers,
                 )
             else:
                 index, report = await asyncio.to_thread(
@@ -225,6 +230,7 @@ class Engine:
                     cache_dir=self.settings.index_cache_dir,
                     previous=previous,
                     progress=callback,
+                    headers=self.settings.corpus_headers,
                 )
         except (RetrievalError, OSError, ValueError, RuntimeError) as exc:
             log.warning("reindex of %s failed, keeping the old index: %s", corpus, exc)

@@ -28,7 +28,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,12 +74,13 @@ def _summary(report: IngestReport) -> dict[str, Any]:
 
 
 def worker_main(argv: list[str] | None = None) -> int:
-    """``python -m bot.index_worker CORPUS --params JSON --parent PID [--cache-dir DIR]``."""
+    """``python -m bot.index_worker CORPUS --params JSON --parent PID [--cache-dir DIR] [--headers JSON]``."""
     parser = argparse.ArgumentParser(prog="python -m bot.index_worker")
     parser.add_argument("corpus")
     parser.add_argument("--params", required=True)
     parser.add_argument("--parent", type=int, required=True)
     parser.add_argument("--cache-dir")
+    parser.add_argument("--headers", default="[]", help="JSON list of extra header lines")
     args = parser.parse_args(argv)
     die_with_parent(args.parent)
 
@@ -91,8 +92,13 @@ def worker_main(argv: list[str] | None = None) -> int:
         raw = {k: v for k, v in json.loads(args.params).items() if v is not None}
         params = BM25Params(**raw)
         cache_dir = Path(args.cache_dir) if args.cache_dir else None
+        headers = tuple(str(h) for h in json.loads(args.headers))
         _, report = open_index(
-            args.corpus, params, cache_dir=cache_dir, progress=lambda s, d, t: emit({"progress": [s, d, t]})
+            args.corpus,
+            params,
+            cache_dir=cache_dir,
+            progress=lambda s, d, t: emit({"progress": [s, d, t]}),
+            headers=headers,
         )
         if not report.extra.get("cache"):
             raise RuntimeError("the index could not be saved, so it cannot be handed over")
@@ -110,6 +116,7 @@ async def build_in_subprocess(
     cache_dir: Path | None,
     previous: Index | None,
     progress: Callable[[str, int, int], None] | None = None,
+    headers: Sequence[str] = (),
 ) -> tuple[Index, IngestReport]:
     """Build (or find the cache of) ``corpus`` in a child process, then open its cache file here.
 
@@ -122,6 +129,8 @@ async def build_in_subprocess(
                "--parent", str(os.getpid())]  # fmt: skip
     if cache_dir is not None:
         command += ["--cache-dir", str(cache_dir)]
+    if headers:
+        command += ["--headers", json.dumps(list(headers))]
     process = await asyncio.create_subprocess_exec(
         *command,
         stdin=asyncio.subprocess.PIPE,  # held open while we wait: its end tells the worker we are gone
@@ -159,7 +168,7 @@ async def build_in_subprocess(
         raise RuntimeError(error or f"the index worker failed: {last}")
 
     # The worker left a current cache file: opening it maps the arrays (no copy) in a thread.
-    index, loaded = await asyncio.to_thread(open_index, corpus, params, cache_dir=cache_dir)
+    index, loaded = await asyncio.to_thread(open_index, corpus, params, cache_dir=cache_dir, headers=headers)
     added, removed, unchanged = await asyncio.to_thread(id_diff, index.papers, previous)
     extra = dict(loaded.extra, **summary["extra"])
     extra.update(worker="subprocess", swap_seconds=time.perf_counter() - started)

@@ -46,6 +46,8 @@ class Settings:
     """Everything the bot, the console and the command line are configured with."""
 
     corpus_path: Path = PROJECT_ROOT / "data" / "corpus"
+    #: Lines that are a corpus file's header, besides ``论文检索`` (read as a header, never an area).
+    corpus_headers: tuple[str, ...] = ()
     database_path: Path = PROJECT_ROOT / "data" / "paperbot.db"
     index_cache_dir: Path | None = PROJECT_ROOT / "data" / "cache"
     bm25_variant: str = "plus"
@@ -183,6 +185,21 @@ def _shard_ids(value: object, name: str) -> tuple[int, ...] | None:
     return tuple(sorted(ids))
 
 
+def _headers(value: object, name: str) -> tuple[str, ...]:
+    """Header lines: a list in the config file, ``|``-separated in the environment."""
+    items = value if isinstance(value, list) else str(value).split("|")
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise SettingsError(f"{name} must be a list of header lines, got {item!r}")
+        line = " ".join(item.split())
+        if len(line) > 200:
+            raise SettingsError(f"{name}: a header line is at most 200 characters, got {len(line)}")
+        if line and line not in out:
+            out.append(line)
+    return tuple(out)
+
+
 def _choice(options: tuple[str, ...], upper: bool = False) -> Callable[[object, str], str]:
     def parse(value: object, name: str) -> str:
         text = str(value).strip()
@@ -197,6 +214,7 @@ def _choice(options: tuple[str, ...], upper: bool = False) -> Callable[[object, 
 _Parser = Callable[[object, str], Any]
 _KEYS: tuple[tuple[str, str, str, str, _Parser], ...] = (
     ("paths", "corpus", "CORPUS_PATH", "corpus_path", _path),
+    ("corpus", "headers", "CORPUS_HEADERS", "corpus_headers", _headers),
     ("paths", "database", "DATABASE_PATH", "database_path", _path),
     ("paths", "index_cache", "INDEX_CACHE_DIR", "index_cache_dir", _opt_path),
     ("bm25", "variant", "BM25_VARIANT", "bm25_variant", _choice(BM25_VARIANTS)),

@@ -110,11 +110,13 @@ class _ProgressBar:
             self.stream.flush()
 
 
-def _open(corpus: Path, params: BM25Params, cache_dir: Path | None) -> tuple[Index, IngestReport]:
+def _open(
+    corpus: Path, params: BM25Params, cache_dir: Path | None, headers: Sequence[str] = ()
+) -> tuple[Index, IngestReport]:
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     progress: Progress | None = bar
     try:
-        return open_index(corpus, params, cache_dir=cache_dir, progress=progress)
+        return open_index(corpus, params, cache_dir=cache_dir, progress=progress, headers=headers)
     finally:
         if bar is not None:
             bar.close()
@@ -342,6 +344,7 @@ def main(
     params: BM25Params,
     cache_dir: Path | None,
     render_snippet: RenderSnippet | None = None,
+    headers: Sequence[str] = (),
 ) -> int:
     """Run ``search``, ``ask`` or ``index``.
 
@@ -352,6 +355,7 @@ def main(
         cache_dir: Index cache folder (None: beside the corpus).
         render_snippet: Turns a hit's snippet spans into the printed text (default: plain text;
             ``paperbot`` passes ``bot.render.snippet``, query words in ``**bold**``).
+        headers: Header lines besides ``论文检索`` (the ``[corpus] headers`` setting).
 
     Returns:
         The exit code: 0 on success, 2 on a usage, corpus or query error, 1 on an unexpected failure.
@@ -369,7 +373,7 @@ def main(
             raise _UsageError("paperbot search: give either QUERY or --queries FILE")
         corpus = Path(args.corpus or default_corpus).expanduser()
         started = time.perf_counter()
-        index, report = _open(corpus, params, cache_dir)
+        index, report = _open(corpus, params, cache_dir, headers)
         if args.command == "search":
             return _search(args, index, render_snippet or _plain_snippet)
         if args.command == "ask":

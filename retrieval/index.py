@@ -339,21 +339,24 @@ def _loader_version() -> str:
     return f"{PARSER_VERSION}+{TITLE_RULES_VERSION}"
 
 
-def _settings_key(params: BM25Params) -> str:
-    """What, besides the corpus files, a cache depends on."""
-    return f"{CACHE_FORMAT}\0{TOKENIZER_VERSION}\0{_loader_version()}\0{params.key()}"
+def _settings_key(params: BM25Params, headers: Sequence[str] = ()) -> str:
+    """What, besides the corpus files, a cache depends on. Extra header lines (the corpus setting)
+    are part of it only when set, so caches built without them stay valid."""
+    key = f"{CACHE_FORMAT}\0{TOKENIZER_VERSION}\0{_loader_version()}\0{params.key()}"
+    return key + "\0headers=" + "\x1f".join(headers) if headers else key
 
 
-def corpus_fingerprint(files: Sequence[Path], params: BM25Params) -> str:
+def corpus_fingerprint(files: Sequence[Path], params: BM25Params, headers: Sequence[str] = ()) -> str:
     """Fingerprint of a corpus + settings: file names, sizes and content (BLAKE2b), the tokenizer
-    version, the parser and title-rules versions, the cache format and the ranking parameters.
+    version, the parser and title-rules versions, the cache format, the ranking parameters and the
+    configured header lines.
 
     Hashing the content costs about 0.1 s per 100 MB; :func:`open_index` skips it when every file's
     size, mtime, ctime and inode are those recorded in the cache (any write changes the ctime, even
     one that puts the mtime back).
     """
     h = hashlib.blake2b(digest_size=20)
-    h.update(f"{_settings_key(params)}\0".encode())
+    h.update(f"{_settings_key(params, headers)}\0".encode())
     for path in files:
         st = path.stat()
         h.update(f"{path.name}\0{st.st_size}\0".encode())
@@ -536,22 +539,30 @@ def _read_header(path: Path) -> tuple[dict[str, Any], int, int]:
     return header, data_start, size
 
 
-def _is_current(header: dict[str, Any], files: Sequence[Path], params: BM25Params) -> bool:
+def _is_current(
+    header: dict[str, Any], files: Sequence[Path], params: BM25Params, headers: Sequence[str] = ()
+) -> bool:
     """True when the cache was built from these very files with these settings."""
     try:
-        if header.get("settings") == _settings_key(params) and header.get("files_stat") == _file_stats(files):
+        settings = _settings_key(params, headers)
+        if header.get("settings") == settings and header.get("files_stat") == _file_stats(files):
             return True  # no file was written since: no need to hash the content
-        return header.get("fingerprint") == corpus_fingerprint(files, params)
+        return header.get("fingerprint") == corpus_fingerprint(files, params, headers)
     except OSError:
         return False
 
 
 def _load(
-    path: Path, files: Sequence[Path], params: BM25Params, *, check_current: bool = True
+    path: Path,
+    files: Sequence[Path],
+    params: BM25Params,
+    *,
+    check_current: bool = True,
+    headers: Sequence[str] = (),
 ) -> tuple[Index, dict[str, Any]]:
     """Open and validate a cache file; raise _BadCache (with the reason) when it cannot be used."""
     header, data_start, size = _read_header(path)
-    if check_current and not _is_current(header, files, params):
+    if check_current and not _is_current(header, files, params, headers):
         raise _BadCache("stale (the corpus, tokenizer or parameters changed)")
     try:
         sections = header["sections"]
@@ -648,6 +659,7 @@ def open_index(
     cache_dir: Path | None = None,
     previous: Index | None = None,
     progress: Progress | None = None,
+    headers: Sequence[str] = (),
 ) -> tuple[Index, IngestReport]:
     """Open the index of a corpus from its cache file, or build it (and write the cache).
 
@@ -660,6 +672,8 @@ def open_index(
             never modified.
         progress: ``progress(stage, done, total)`` with stages ``"parse"``, ``"tokenize"``, ``"index"``;
             called about every 1 %.
+        headers: Lines that are a file's header besides ``论文检索`` (the ``[corpus] headers``
+            setting); part of the cache key.
 
     Returns:
         The new index and the ingest report. A built index is served from the file it was just
@@ -668,9 +682,10 @@ def open_index(
     Raises:
         CorpusError: The corpus cannot be read (missing, empty, nothing parseable).
     """
-    from retrieval.corpus import corpus_files, load_corpus
+    from retrieval.corpus import HEADER, corpus_files, load_corpus
 
     params = params or BM25Params()
+    headers = tuple(h.strip() for h in headers if h.strip() and h.strip() != HEADER)
     started = time.perf_counter()
     path = Path(corpus_path).expanduser()
     _report_progress(progress, "parse", 0, 1)
@@ -681,7 +696,7 @@ def open_index(
     meta: dict[str, Any] = {}
     if cache_file.exists():
         try:
-            index, meta = _load(cache_file, files, params)
+            index, meta = _load(cache_file, files, params, headers=headers)
         except _BadCache as exc:
             log.warning("index cache %s is %s; rebuilding it", cache_file, exc)
     if index is not None:
@@ -689,8 +704,8 @@ def open_index(
         return index, _cached_report(index, meta, previous, cache_file, started)
 
     stats = _file_stats(files)  # before reading: a write during the build makes the cache stale
-    fingerprint = corpus_fingerprint(files, params)
-    corpus = load_corpus(path)
+    fingerprint = corpus_fingerprint(files, params, headers)
+    corpus = load_corpus(path, headers=(HEADER, *headers))
     _report_progress(progress, "parse", 1, 1)
     index = build_index(corpus.papers, params, progress=progress, fingerprint=fingerprint)
     corpus_meta = {
@@ -705,7 +720,7 @@ def open_index(
     del corpus  # the papers live on in the index's catalogue arrays
     meta = {
         "fingerprint": fingerprint,
-        "settings": _settings_key(params),
+        "settings": _settings_key(params, headers),
         "files_stat": stats,
         "tokenizer": TOKENIZER_VERSION,
         "params": params.key(),
