@@ -34,6 +34,7 @@ from retrieval.corpus import corpus_files
 from retrieval.errors import RetrievalError, UnknownPaperError
 from retrieval.index import Index, open_index, sweep_leftovers
 from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults
+from retrieval.postings import load_compiled
 
 if TYPE_CHECKING:
     from bot.index_share import IndexShare
@@ -113,6 +114,7 @@ class Engine:
             report.build_seconds,
         )
         _freeze_heap()
+        load_compiled()  # the compiled ranking kernel, in a background thread (numpy ranks meanwhile)
         return cls(settings, index, report, store=store)
 
     # -- state -------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ about queries (:mod:`retrieval.search`).
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections.abc import Iterable, Sequence
@@ -36,7 +37,9 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     import rank_bm25
 
-__all__ = ["ARRAYS", "BM25Params", "Postings", "RANK_BM25_MAX_DOCS"]
+__all__ = ["ARRAYS", "BM25Params", "Postings", "RANK_BM25_MAX_DOCS", "compiled_kernel", "load_compiled"]
+
+log = logging.getLogger(__name__)
 
 IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
@@ -250,6 +253,79 @@ def pruning_arrays(
     return {"long_slot": slot, "long_bits": bits.reshape(-1), "long_bmax": bmax.reshape(-1), "long_min": low}
 
 
+# --------------------------------------------------------------------------------------------------
+# The compiled kernel (optional: numba)
+
+_compiled: Any = None  # retrieval._compiled once imported and compiled
+_loading: threading.Thread | None = None
+_load_error: str | None = None  # why the compiled kernel is unavailable, once a load failed
+_load_lock = threading.Lock()
+_VARIANT_CODE = {"okapi": 0, "l": 1, "plus": 2}
+
+
+def compiled_kernel() -> str:
+    """Which ranking kernel answers: ``"numba"`` once :func:`load_compiled` has finished, else ``"numpy"``."""
+    return "numba" if _compiled is not None else "numpy"
+
+
+def load_compiled(wait: bool = False) -> bool:
+    """Import numba and compile (or load from its disk cache) the ranking kernel, in a background
+    thread; until it is ready, :meth:`Postings.top` runs the numpy path (same results). A one-shot
+    process (the CLI) never calls this: importing numba alone costs ~0.4 s.
+
+    Args:
+        wait: Block until the kernel is loaded (or failed).
+
+    Returns:
+        True when the compiled kernel is ready.
+    """
+    global _loading
+    with _load_lock:
+        if _compiled is None and _loading is None:
+            _loading = threading.Thread(target=_load_compiled, name="paperbot-kernel", daemon=True)
+            _loading.start()
+        thread = _loading
+    if wait and thread is not None:
+        thread.join()
+    return _compiled is not None
+
+
+def _load_compiled() -> None:
+    global _compiled, _load_error
+    try:
+        from retrieval import _compiled as module
+
+        # One call with the served arrays' types (read-only maps) compiles the kernel before a
+        # query needs it.
+        arrays = _tiny_arrays()
+        core = Postings(params=BM25Params(), terms=["a", "b"], arrays=arrays, avgdl=1.5)
+        core._top_compiled(module, [0, 1, 0], [0, 1], [(0,), (1,)], 2, None)
+        core._top_compiled(module, [0], [0], [(0,)], 1, np.ones(2, dtype=np.bool_))
+    except Exception as exc:  # numba missing or unable to compile/cache: the numpy path stays
+        _load_error = f"{type(exc).__name__}: {exc}"
+        log.warning("ranking with the numpy kernel: the compiled one is unavailable (%s: %s)",
+                    type(exc).__name__, exc)  # fmt: skip
+        return
+    _compiled = module
+
+
+def _tiny_arrays() -> dict[str, np.ndarray]:
+    """A two-document index ("a b", "a a") with one long term, for compiling the kernel."""
+    arrays = {
+        "indptr": np.array([0, 2, 3], dtype=np.int64),
+        "post_docs": np.array([0, 1, 0], dtype=np.int32),
+        "post_tf": np.array([1, 2, 1], dtype=np.uint16),
+        "idf": np.array([0.1, 0.7]),
+        "baseline": np.zeros(2),
+        "doc_len": np.array([2, 2], dtype=np.int32),
+        "doc_start": np.array([0, 3, 6], dtype=np.int64),
+        "pos_indptr": np.array([0, 0, 0], dtype=np.int64),
+        "positions": np.zeros(0, dtype=np.int32),
+    }
+    arrays.update(pruning_arrays(arrays, BM25Params(), 2.0, long_df=2))
+    return arrays
+
+
 class Postings:
     """An immutable, thread-safe BM25 scoring core over ``n_docs`` documents (numbered 0..n-1).
 
@@ -426,7 +502,51 @@ class Postings:
             return np.zeros(0, dtype=np.int64), {}, 0
         if {i for w in word_ids for i in w} != set(distinct):
             return self._top_exhaustive(terms, need, mask, words)
+        module = _compiled
+        if module is not None and self.post_tf.dtype == np.uint16 and 0 < need <= 1000:
+            return self._top_compiled(module, ids, distinct, word_ids, need, mask)
         return self._top_pruned(ids, distinct, word_ids, need, mask)
+
+    def _top_compiled(
+        self,
+        module: Any,
+        ids: list[int],
+        distinct: list[int],
+        word_ids: list[tuple[int, ...]],
+        need: int,
+        mask: npt.NDArray[np.bool_] | None,
+    ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
+        if mask is not None and len(mask) != self.n_docs:
+            raise IndexError(f"mask of {len(mask)} papers for an index of {self.n_docs}")
+        scratch = self._scratch
+        flag = getattr(scratch, "flag", None)
+        if flag is None:
+            flag = scratch.flag = np.zeros(self.n_docs, dtype=np.int32)
+        row_of = {t: r for r, t in enumerate(distinct)}
+        mult = np.zeros(len(distinct), dtype=np.float64)
+        for t in ids:
+            mult[row_of[t]] += 1.0
+        w_ptr = [0]
+        w_rows: list[int] = []
+        for word in word_ids:
+            w_rows.extend(row_of[t] for t in word)
+            w_ptr.append(len(w_rows))
+        if mask is None:
+            mask_arr, mask_words = _NO_MASK, _NO_WORDS
+        else:
+            mask_arr = np.ascontiguousarray(mask, dtype=np.bool_)
+            if not mask_arr.flags.writeable:
+                mask_arr = mask_arr.copy()  # one array type for the compiled code
+            mask_words = _mask_words(mask_arr, self._n_words)
+        p = self.params
+        docs, scores, _, total = module.top(
+            self.indptr, self.post_docs, self.post_tf, self._norm, self.idf, self.baseline,
+            self.long_slot, self.long_bits, self.long_bmax, self.long_min,
+            np.array([row_of[t] for t in ids], dtype=np.int64), np.array(distinct, dtype=np.int64), mult,
+            np.array(w_ptr, dtype=np.int64), np.array(w_rows, dtype=np.int64), mask_arr, mask_words,
+            need, _VARIANT_CODE[p.variant], float(p.k1), float(p.effective_delta), flag,
+        )  # fmt: skip
+        return docs, dict(zip(docs.tolist(), scores.tolist(), strict=True)), int(total)
 
     def _top_pruned(
         self,
@@ -670,6 +790,10 @@ class Postings:
                 tid = vocab.get(term) if term not in covered else None
                 if tid is not None:
                     scores[self.post_docs[int(indptr[tid]) : int(indptr[tid + 1])]] = 0.0
+
+
+_NO_MASK = np.zeros(0, dtype=np.bool_)
+_NO_WORDS = np.zeros(0, dtype=np.uint64)
 
 
 def _mask_words(mask: npt.NDArray[np.bool_], n_words: int) -> npt.NDArray[np.uint64]:

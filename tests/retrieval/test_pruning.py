@@ -5,11 +5,14 @@ corpora where BM25Okapi's idf is 0 or negative."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from retrieval import postings
 from retrieval.index import BM25Params, build_index, paper_tokens
 from retrieval.models import Paper
 from retrieval.postings import Postings, long_df_for, pruning_arrays
@@ -24,6 +27,24 @@ VARIANTS = [
     BM25Params(variant="plus", k1=1.2, b=0.3, delta=0.7),
     BM25Params(variant="l", k1=2.0, b=1.0, delta=0.2),
 ]
+
+
+KERNELS = ["numpy", "numba"]
+_LOADED: list = []
+
+
+@contextlib.contextmanager
+def kernel(name: str):
+    """Rank with the numpy path or the compiled (numba) one."""
+    saved = postings._compiled
+    if name == "numba" and not _LOADED:
+        assert postings.load_compiled(wait=True), postings._load_error
+        _LOADED.append(postings._compiled)
+    postings._compiled = _LOADED[0] if name == "numba" else None
+    try:
+        yield
+    finally:
+        postings._compiled = saved
 
 
 def papers_of(*abstracts: str) -> tuple[Paper, ...]:
@@ -67,7 +88,8 @@ def check(core: Postings, model, docs_tokens, tokens, need, mask=None):
 _VOCAB = ["alpha", "beta", "gamma", "delta", "policy", "model", "sparse", "graph", "kernel", "bound"]
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.parametrize("name", KERNELS)
+@settings(max_examples=150, deadline=None)
 @given(
     docs=st.lists(st.lists(st.sampled_from(_VOCAB), min_size=1, max_size=8), min_size=1, max_size=12),
     query=st.lists(st.sampled_from(_VOCAB), min_size=1, max_size=5),
@@ -76,7 +98,9 @@ _VOCAB = ["alpha", "beta", "gamma", "delta", "policy", "model", "sparse", "graph
     need=st.integers(1, 8),
     mask_seed=st.one_of(st.none(), st.integers(0, 2**16)),
 )
-def test_tiny_corpora_equal_rank_bm25_whichever_terms_are_long(docs, query, params, long_df, need, mask_seed):
+def test_tiny_corpora_equal_rank_bm25_whichever_terms_are_long(
+    name, docs, query, params, long_df, need, mask_seed
+):
     papers = papers_of(*(" ".join(d) for d in docs))
     index = build_index(papers, params)
     docs_tokens = [paper_tokens(p) for p in papers]
@@ -85,11 +109,13 @@ def test_tiny_corpora_equal_rank_bm25_whichever_terms_are_long(docs, query, para
     mask = None
     if mask_seed is not None:
         mask = np.random.default_rng(mask_seed).random(len(papers)) < 0.6
-    check(core, model, docs_tokens, tokenize(" ".join(query)), need, mask)
+    with kernel(name):
+        check(core, model, docs_tokens, tokenize(" ".join(query)), need, mask)
 
 
+@pytest.mark.parametrize("name", KERNELS)
 @pytest.mark.parametrize("params", VARIANTS[:3], ids=lambda p: p.variant)
-def test_zero_and_negative_idf_words_are_hits_on_the_long_path(params):
+def test_zero_and_negative_idf_words_are_hits_on_the_long_path(params, name):
     # Every word in two or three of three papers: BM25Okapi's idf is negative (floor included) or 0.
     papers = papers_of("policy gradient", "policy gradient search", "policy search", "alpha beta", "alpha")
     docs_tokens = [paper_tokens(p) for p in papers]
@@ -99,7 +125,8 @@ def test_zero_and_negative_idf_words_are_hits_on_the_long_path(params):
         core = with_long_df(index, long_df)
         for query in ["gradient", "policy", "gradient search", "search alpha", "policy policy beta"]:
             for need in (1, 2, 5):
-                check(core, model, docs_tokens, tokenize(query), need)
+                with kernel(name):
+                    check(core, model, docs_tokens, tokenize(query), need)
 
 
 @pytest.fixture(scope="module")
@@ -113,8 +140,9 @@ def synth_model(synth_papers):
     return BM25Params().rank_bm25_model(docs_tokens), docs_tokens
 
 
+@pytest.mark.parametrize("name", KERNELS)
 @pytest.mark.parametrize("long_df", [None, 40, 1])
-def test_generated_corpus_top_10_equals_rank_bm25(synth_index, synth_model, synth_generator, long_df):
+def test_generated_corpus_top_10_equals_rank_bm25(synth_index, synth_model, synth_generator, long_df, name):
     model, docs_tokens = synth_model
     core = synth_index.core if long_df is None else with_long_df(synth_index, long_df)
     if long_df is None:
@@ -126,12 +154,14 @@ def test_generated_corpus_top_10_equals_rank_bm25(synth_index, synth_model, synt
         tokens = tokenize(query)
         if not tokens:
             continue
-        check(core, model, docs_tokens, tokens, 10, mask if i % 4 == 0 else None)
+        with kernel(name):
+            check(core, model, docs_tokens, tokens, 10, mask if i % 4 == 0 else None)
         compared += 1
     assert compared >= 40
 
 
 def test_long_lists_are_skipped_not_read(synth_index, monkeypatch):
+    monkeypatch.setattr(postings, "_compiled", None)
     """A rare word plus common ones: only a fraction of the hits is scored exactly (the pruning does
     something), and the answer is still the exhaustive one."""
     core = synth_index.core
@@ -156,11 +186,31 @@ def test_long_lists_are_skipped_not_read(synth_index, monkeypatch):
     assert total > n // 3 and sum(scored) < total // 10, (sum(scored), total)
 
 
-def test_scores_are_float_equal_to_rank_bm25_for_every_variant(synth_papers):
+@pytest.mark.parametrize("name", KERNELS)
+def test_scores_are_float_equal_to_rank_bm25_for_every_variant(synth_papers, name):
     papers = synth_papers[:1500]
     docs_tokens = [paper_tokens(p) for p in papers]
     for params in VARIANTS:
         index = build_index(papers, params)
         model = params.rank_bm25_model(docs_tokens)
-        for query in ["learning model learning", "sparse graph kernel", "method data task bound"]:
-            check(index.core, model, docs_tokens, tokenize(query), 10)
+        for query in ["learning model learning", "sparse graph kernel", "method data task bound", "the of"]:
+            for need in (1, 10, 50):
+                with kernel(name):
+                    check(index.core, model, docs_tokens, tokenize(query), need)
+
+
+def test_the_compiled_kernel_loads_off_the_caller_and_is_used(synth_index):
+    """load_compiled returns at once (the numpy path answers meanwhile); once loaded, top() runs it."""
+    saved = postings._compiled
+    try:
+        postings._compiled = None
+        postings._loading = None
+        postings.load_compiled()  # returns immediately
+        assert postings.load_compiled(wait=True) and postings.compiled_kernel() == "numba"
+        calls = []
+        real = postings._compiled.top
+        postings._compiled = type("Spy", (), {"top": staticmethod(lambda *a: calls.append(1) or real(*a))})
+        synth_index.core.top(["model", "learn"], 10)
+        assert calls == [1]
+    finally:
+        postings._compiled = saved
