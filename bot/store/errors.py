@@ -36,10 +36,13 @@ class DatabaseBusyError(DatabaseError):
 class DatabaseUnavailableError(DatabaseError):
     """The database server cannot be reached (down, restarting, network); retrying later may work."""
 
-    def __init__(self, *, target: str | None = None, cause: str | None = None) -> None:
-        super().__init__(
-            "The database is unavailable, try again in a moment.", target=target, cause=cause
-        )
+    MESSAGE = "The database is unavailable, try again in a moment."
+
+    def __init__(
+        self, message: str = MESSAGE, *, target: str | None = None, cause: str | None = None
+    ) -> None:
+        # (``message`` only so that copy.copy works: each caller of a failed batch gets its own copy)
+        super().__init__(message, target=target, cause=cause)
 
 
 class DatabaseCorruptError(DatabaseError):

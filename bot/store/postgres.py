@@ -27,6 +27,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,7 +37,8 @@ import asyncpg
 
 from bot.settings import mask_url
 from bot.store.base import IndexLock
-from bot.store.errors import DatabaseError, DatabaseUnavailableError
+from bot.store.batch import SaveBatcher, SaveRequest
+from bot.store.errors import DatabaseError, DatabaseUnavailableError, StoreError
 from bot.store.migrations import load as load_migrations
 from bot.store.records import (
     DEFAULT_LIST,
@@ -69,6 +71,8 @@ INDEX_CHANNEL = "paperbot_index"
 #: Pool size per process: a few connections serve 50 concurrent users (each call is one short
 #: transaction); several processes share the server's ``max_connections``.
 POOL_MIN, POOL_MAX = 1, 10
+#: Group commit (bot/store/batch.py): batches in flight at once per process, and saves per batch.
+BATCH_WORKERS, BATCH_MAX = 2, 64
 #: Seconds to wait for a connection (at start and from the pool) before calling the server unavailable.
 CONNECT_TIMEOUT = 10.0
 #: Transient failures (a dropped connection, a deadlock between two users' snapshots) are retried.
@@ -134,25 +138,67 @@ def describe_error(exc: BaseException, url: str) -> str:
     return cause.replace(secret, "***") if secret else cause
 
 
-# The hot path, save_paper, in two statements after BEGIN (round trips are what a save costs here).
+# The hot path: a batch of saves (bot/store/batch.py, one per user) in two statements after BEGIN.
 # Locks come first, in their own statement: in READ COMMITTED a statement sees what was committed when
-# it started, so what is read under the locks must be read by a later statement.
-_SAVE_LOCKS = (
-    "SELECT pg_advisory_xact_lock($1::bigint), pg_advisory_xact_lock_shared($2, $3), "
-    "pg_advisory_xact_lock($4::int, hashtext($5))"
+# it started, so what is read under the locks must be read by a later statement. Every writer takes
+# its locks in one order (users ascending, the shared snapshot lock, papers by hash), so batches of
+# overlapping users or papers, from any number of processes, cannot deadlock.
+_BATCH_LOCKS = (
+    "SELECT (SELECT count(pg_advisory_xact_lock(u)) FROM "
+    "(SELECT DISTINCT u FROM unnest($1::bigint[]) AS u ORDER BY u) AS users), "
+    "pg_advisory_xact_lock_shared($2, $3), "
+    "(SELECT count(pg_advisory_xact_lock($4::int, h)) FROM "
+    "(SELECT DISTINCT hashtext(x) AS h FROM unnest($5::text[]) AS x ORDER BY h) AS papers)"
 )
-# Then: refresh the snapshot, insert into the list if it exists (a new note replaces the old one),
-# and count the user's saved rows for the cap. Data-modifying CTEs always run to completion.
-_SAVE_WRITE = (
-    "WITH target AS (SELECT id, name FROM lists WHERE user_id = $11 AND name_key = $12), "
-    "snap AS (" + numbered(SNAPSHOT_UPSERT).strip() + " RETURNING 1), "
+# Then, for every request at once: find its list, decide (already there; else the user's count under
+# the cap), refresh the snapshots of the papers that are kept, insert, update notes; one row back per
+# request. All parts read the same snapshot (taken after the locks), and data-modifying CTEs always
+# run to completion. A request whose list does not exist yet gets list_id NULL and is retried by the
+# caller once the list is made.
+_BATCH_WRITE = (
+    "WITH req AS ("
+    "SELECT r.n, r.uid, r.pid, r.note, r.has_note, l.id AS list_id, l.name AS list_name, "
+    "EXISTS (SELECT 1 FROM saved AS s WHERE s.list_id = l.id AND s.paper_id = r.pid) AS present, "
+    "(SELECT count(*) FROM saved AS s WHERE s.user_id = r.uid) AS total "
+    "FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bool[]) "
+    "WITH ORDINALITY AS r(uid, key, pid, note, has_note, n) "
+    "LEFT JOIN lists AS l ON l.user_id = r.uid AND l.name_key = r.key), "
+    "ok AS (SELECT * FROM req WHERE list_id IS NOT NULL AND (present OR total < $6)), "
+    "snap AS (INSERT INTO papers (paper_id, title, authors, et_al, area, abstract, url, first_seen, "
+    "last_seen, in_corpus) "
+    "SELECT p.paper_id, p.title, p.authors, p.et_al, p.area, p.abstract, p.url, $7, $7, p.in_corpus "
+    "FROM unnest($8::text[], $9::text[], $10::text[], $11::int[], $12::text[], $13::text[], $14::text[], "
+    "$15::int[]) AS p(paper_id, title, authors, et_al, area, abstract, url, in_corpus) "
+    "WHERE p.paper_id IN (SELECT pid FROM ok) "
+    + " ".join(SNAPSHOT_UPSERT[SNAPSHOT_UPSERT.index("ON CONFLICT") :].split())
+    + " RETURNING 1), "
     "ins AS (INSERT INTO saved (list_id, paper_id, user_id, note, saved_at) "
-    "SELECT id, $1, $11, $13, $8 FROM target ON CONFLICT (list_id, paper_id) DO NOTHING RETURNING 1), "
-    "upd AS (UPDATE saved SET note = $13 WHERE $14 AND user_id = $11 AND paper_id = $1 "
-    "AND list_id = (SELECT id FROM target) RETURNING 1) "
-    "SELECT (SELECT id FROM target), (SELECT name FROM target), (SELECT count(*) FROM ins), "
-    "(SELECT count(*) FROM saved WHERE user_id = $11), (SELECT count(*) FROM upd)"
+    "SELECT list_id, pid, uid, note, $7 FROM ok WHERE NOT present "
+    "ON CONFLICT (list_id, paper_id) DO NOTHING RETURNING 1), "
+    "upd AS (UPDATE saved AS s SET note = ok.note FROM ok "
+    "WHERE ok.present AND ok.has_note AND s.list_id = ok.list_id AND s.paper_id = ok.pid RETURNING 1) "
+    "SELECT list_id, list_name, present, total FROM req ORDER BY n"
 )
+
+
+def _batch_arguments(
+    batch: Sequence[SaveRequest], corpus: set[str] | None, max_saved: int, moment: datetime
+) -> list[Any]:
+    """The array parameters of :data:`_BATCH_WRITE` for ``batch`` (snapshots once per paper)."""
+    snapshots = {r.paper.id: r.snapshot for r in batch}  # the same paper twice: the later one wins
+    columns: list[list[Any]] = [list(c) for c in zip(*snapshots.values(), strict=True)]
+    in_corpus = [int(corpus is None or pid in corpus) for pid in snapshots]
+    return [
+        [r.user_id for r in batch],
+        [r.key for r in batch],
+        [r.paper.id for r in batch],
+        [r.note or "" for r in batch],
+        [r.note is not None for r in batch],
+        max_saved,
+        moment,
+        *columns,
+        in_corpus,
+    ]
 
 
 class _PgTx:
@@ -207,6 +253,9 @@ class PostgresStore(SqlStore):
         )
         self._pool: asyncpg.Pool | None = pool
         self._url = url
+        self._batcher = SaveBatcher(
+            self._save_batch, workers=BATCH_WORKERS, max_batch=BATCH_MAX, target=self.target
+        )
 
     @classmethod
     def accepts(cls, target: str | Path) -> bool:
@@ -294,6 +343,7 @@ class PostgresStore(SqlStore):
         return version
 
     async def close(self) -> None:
+        await self._batcher.close()
         pool, self._pool = self._pool, None
         if pool is None:
             return
@@ -371,45 +421,72 @@ class PostgresStore(SqlStore):
     async def save_paper(
         self, user_id: int, paper: Paper, list_name: str | None = None, note: str | None = None
     ) -> SaveResult:
-        """:meth:`bot.store.Store.save_paper` in four round trips (BEGIN, locks, write, COMMIT): the
-        same rules as the portable version in bot/store/sql.py, which the SQLite driver runs."""
+        """:meth:`bot.store.Store.save_paper`, group-committed: saves of different users made at the
+        same time share one transaction (bot/store/batch.py). The same rules as the portable version
+        in bot/store/sql.py, which the SQLite driver runs."""
         uid = check_user(user_id)
         name = DEFAULT_LIST if list_name is None else normalize_list_name(list_name)
         clean_note = None if note is None else normalize_note(note)
-        snapshot = snapshot_values(paper)
-        key = list_key(name)
-
-        async def op(tx: Tx) -> SaveResult:
-            conn = tx.conn  # type: ignore[attr-defined]
-            await conn.execute(_SAVE_LOCKS, uid, *SNAPSHOT_LOCK, PAPER_LOCK, paper.id)
-            list_created = False
-            for _ in range(2):
-                # Read after the locks: a reconcile running meanwhile has committed (and set the ids).
-                in_corpus = self._corpus_ids is None or paper.id in self._corpus_ids
-                moment = now()
-                list_id, display, inserted, count, _ = await conn.fetchrow(
-                    _SAVE_WRITE,
-                    *snapshot,
-                    moment,
-                    moment,
-                    int(in_corpus),
-                    uid,
-                    key,
-                    clean_note or "",
-                    clean_note is not None,
-                )
-                if list_id is not None:
-                    break
-                await self._insert_list(tx, uid, name)  # the list is new: create it (cap checked), again
-                list_created = True
-            created = inserted == 1
-            if created and count + 1 > self.max_saved_per_user:
-                raise self._saved_limit_error()
-            return SaveResult(created=created, list_name=display, list_created=list_created)
-
-        result = await self._run(op, write=True)
+        request = SaveRequest(uid, paper, name, list_key(name), clean_note, snapshot_values(paper))
+        result = await self._batcher.save(request)
         log.debug("user %d saved %s in list %r (created=%s)", uid, paper.id, result.list_name, result.created)
         return result
+
+    async def _save_batch(self, batch: Sequence[SaveRequest]) -> list[SaveResult | BaseException]:
+        """Write ``batch`` (at most one save per user) in one transaction: BEGIN, the locks, one
+        statement for every save, COMMIT; each request gets its own result or error."""
+
+        async def op(tx: Tx) -> list[SaveResult | BaseException]:
+            conn = tx.conn  # type: ignore[attr-defined]
+            await conn.execute(
+                _BATCH_LOCKS,
+                [r.user_id for r in batch],
+                *SNAPSHOT_LOCK,
+                PAPER_LOCK,
+                [r.paper.id for r in batch],
+            )
+            # Read after the locks: a reconcile running meanwhile has committed (and set the ids).
+            corpus = self._corpus_ids
+            outcomes: list[SaveResult | BaseException | None] = [None] * len(batch)
+            created_lists: set[int] = set()
+            pending = list(range(len(batch)))
+            for _ in range(2):
+                moment = now()
+                rows = await conn.fetch(
+                    _BATCH_WRITE,
+                    *_batch_arguments([batch[i] for i in pending], corpus, self.max_saved_per_user, moment),
+                )
+                missing = []
+                for i, (list_id, display, present, total) in zip(pending, rows, strict=True):
+                    if list_id is None:
+                        missing.append((i, total))
+                    elif present:
+                        outcomes[i] = SaveResult(False, display, i in created_lists)
+                    elif total >= self.max_saved_per_user:
+                        outcomes[i] = self._saved_limit_error()
+                    else:
+                        outcomes[i] = SaveResult(True, display, i in created_lists)
+                pending = []
+                for i, total in missing:  # a new list: create it (caps checked as alone), save again
+                    if i in created_lists:
+                        raise AssertionError("a list created in this transaction is missing")
+                    request = batch[i]
+                    try:
+                        await self._check_list_room(tx, request.user_id)
+                        if total >= self.max_saved_per_user:
+                            raise self._saved_limit_error()  # a full user's failed save makes no list
+                        await self._insert_list(tx, request.user_id, request.name)
+                    except StoreError as exc:
+                        outcomes[i] = exc
+                        continue
+                    created_lists.add(i)
+                    pending.append(i)
+                if not pending:
+                    break
+            # (Every request has its outcome by now: a list made above is found by the second pass.)
+            return [o if o is not None else AssertionError("no outcome") for o in outcomes]
+
+        return await self._run(op, write=True)
 
     # ------------------------------------------------------------------------- the shared index
 

@@ -323,14 +323,18 @@ class SqlStore(Store):
             raise ListNotFoundError(name)
         return found
 
-    async def _insert_list(self, tx: Tx, user_id: int, name: str, created_at: datetime | None = None) -> int:
-        """Create a list (cap checked inside the caller's write transaction); returns its id."""
+    async def _check_list_room(self, tx: Tx, user_id: int) -> None:
+        """Raise :class:`ListLimitError` when the user has the most lists allowed."""
         count = int(await tx.fetchval("SELECT count(*) FROM lists WHERE user_id = ?", user_id))
         if count >= self.max_lists_per_user:
             raise ListLimitError(
                 f"You already have {plural(count, 'list')}, the most allowed ({self.max_lists_per_user}); "
                 "delete one first."
             )
+
+    async def _insert_list(self, tx: Tx, user_id: int, name: str, created_at: datetime | None = None) -> int:
+        """Create a list (cap checked inside the caller's write transaction); returns its id."""
+        await self._check_list_room(tx, user_id)
         return int(
             await tx.fetchval(
                 "INSERT INTO lists (user_id, name, name_key, created_at) VALUES (?, ?, ?, ?) RETURNING id",
