@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 
 from bot import render
+from bot.ui import respond
 from retrieval.errors import QueryError, RetrievalError, UnknownPaperError
 
 log = logging.getLogger(__name__)
@@ -117,10 +118,7 @@ async def send_error(interaction: discord.Interaction, message: str) -> None:
     """Tell the user ``message`` ephemerally, whatever state the interaction is in."""
     message = message[:2000]
     try:
-        if interaction.response.is_done():
-            await interaction.followup.send(message, ephemeral=True)
-        else:
-            await interaction.response.send_message(message, ephemeral=True)
+        await respond.send(interaction, message, ephemeral=True)
     except discord.HTTPException:
         # The interaction token may have expired (15 min); there is nobody left to tell.
         log.warning("could not deliver an error message for interaction %s", interaction.id)

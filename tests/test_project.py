@@ -247,11 +247,6 @@ def _discord_private_names() -> set[str]:
     return names
 
 
-# The one private discord.py name the product still uses: the 3-second watchdog swaps an
-# interaction's response object (Interaction._cs_response, the slot behind Interaction.response) so
-# that handlers need not know it deferred. Its canary is in tests/bot/ui/test_deadline.py, and CI runs
-# the suite on the lowest and the newest allowed discord.py. Nothing else may join it.
-KNOWN_PRIVATE_USES = {("bot/ui/deadline.py", "_cs_response")}
 DISCORD_BASES = ("discord.", "app_commands.", "commands.")
 
 
@@ -279,5 +274,27 @@ def test_the_product_reaches_into_no_other_private_discord_name() -> None:
                         and n.attr in private - own
                     ):
                         found.add((where, n.attr))
-    assert found <= KNOWN_PRIVATE_USES, f"private discord.py names used in bot/: {found - KNOWN_PRIVATE_USES}"
+    assert not found, f"private discord.py names used in bot/: {found}"
+
+
+REPLY_HELPER = "bot/ui/respond.py"
+
+
+def test_every_answer_to_an_interaction_goes_through_the_reply_helper() -> None:
+    """Only bot/ui/respond.py touches ``interaction.response`` / ``interaction.followup``.
+
+    Its per-interaction lock is what keeps the 3-second watchdog and a handler from both answering
+    (Discord's 40060); an answer sent around it could race the watchdog.
+    """
+    found: set[tuple[str, int, str]] = set()
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        where = str(path.relative_to(ROOT))
+        if where == REPLY_HELPER:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+            if name in {"response", "followup", "InteractionResponse"}:  # nor a subclass swapped in
+                found.add((where, node.lineno, ast.unparse(node)))
+    assert (ROOT / REPLY_HELPER).is_file()
+    assert not found, f"answer through bot.ui.respond instead: {sorted(found)}"
 

@@ -23,6 +23,7 @@ from discord.ext import commands
 from bot.errors import NotAdmin
 from bot.i18n import register
 from bot.ui import embeds as E
+from bot.ui import respond
 from bot.ui.admin import ProgressMessage, progress_text, reindex_embed, stats_embed
 from retrieval.text import plural
 
@@ -88,7 +89,7 @@ class AdminCog(commands.Cog, name="Admin"):
         await self.ensure_admin(interaction)
         admin = self.bot.services.admin
         plan = admin.plan_reindex(path)  # raises ReindexInProgress before anything is sent
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await respond.defer(interaction, ephemeral=True, thinking=True)
         progress = ProgressMessage(interaction, plan.shown)
         await progress.edit(content=progress_text(plan.shown, "start", 0, 0, 0.0))
         log.info("user %s started a reindex of %s", interaction.user.id, plan.corpus)
@@ -107,7 +108,7 @@ class AdminCog(commands.Cog, name="Admin"):
         """Index, database and process statistics."""
         await self.ensure_admin(interaction)
         stats = await self.bot.services.admin.stats()
-        await interaction.response.send_message(embeds=E.fit_embeds([stats_embed(stats)]), ephemeral=True)
+        await respond.send(interaction, embeds=E.fit_embeds([stats_embed(stats)]), ephemeral=True)
 
     # -- /admin sync ----------------------------------------------------------------------------
 
@@ -124,11 +125,12 @@ class AdminCog(commands.Cog, name="Admin"):
         kind = scope.value if scope is not None else "guild"
         guild_id = interaction.guild_id
         if kind != "global" and guild_id is None:
-            await interaction.response.send_message(
+            await respond.send(
+                interaction,
                 f"scope:{kind} works on a server; run it there, or use scope:global here.", ephemeral=True
             )
             return
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await respond.defer(interaction, ephemeral=True, thinking=True)
         tree = self.bot.tree
         try:
             if kind == "global":
@@ -157,7 +159,7 @@ class AdminCog(commands.Cog, name="Admin"):
             text = f"Discord refused the sync ({exc.status}): {E.truncate(exc.text or 'no details', 300)}"
         else:
             log.info("user %s synced %d commands (%s)", interaction.user.id, len(synced), kind)
-        await interaction.followup.send(E.fit_content(text) or "", ephemeral=True)
+        await respond.send(interaction, E.fit_content(text), ephemeral=True)
 
 
 async def setup(bot: PaperBot) -> None:

@@ -14,6 +14,7 @@ from bot.app import PaperBot
 from bot.cooldown import shared_cooldown
 from bot.errors import describe_query_error, new_error_id
 from bot.ui import embeds as E
+from bot.ui import respond
 from bot.ui.answers import answer_message
 from retrieval.errors import QueryError
 
@@ -42,9 +43,7 @@ class AskCog(commands.Cog, name="Ask"):
         """Ask a research question; get quoted sentences with citations."""
         content, embeds = answer_message(await self.bot.services.answers.ask(question))
         ephemeral = not public or not embeds  # "nothing found" is only for the asker
-        await interaction.response.send_message(
-            content=E.fit_content(content), embeds=embeds, ephemeral=ephemeral
-        )
+        await respond.send(interaction, E.fit_content(content), embeds=embeds, ephemeral=ephemeral)
 
     # -- mention chat -------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from bot.services.club import NOT_IN_A_SERVER
 from bot.services.registry import Services
 from bot.store import NOTE_MAX, StoreError
 from bot.ui import embeds as E
+from bot.ui import respond
 from bot.ui.choices import id_choices
 from bot.ui.club import club_embed
 
@@ -55,7 +56,7 @@ class ClubCog(commands.Cog, name="Club"):
         return self.bot.services
 
     async def _answer(self, interaction: discord.Interaction, notice: Notice) -> None:
-        await interaction.response.send_message(E.fit_content(notice.text), ephemeral=not notice.public)
+        await respond.send(interaction, E.fit_content(notice.text), ephemeral=not notice.public)
 
     @club.command(name="add", description="Add a paper to this server's reading list")
     @app_commands.describe(
@@ -120,7 +121,7 @@ class ClubCog(commands.Cog, name="Club"):
             await self._answer(interaction, page)
             return
         name = interaction.guild.name if interaction.guild is not None else None
-        await interaction.response.send_message(embed=club_embed(page, name), ephemeral=not public)
+        await respond.send(interaction, embed=club_embed(page, name), ephemeral=not public)
 
 
 async def setup(bot: PaperBot) -> None:

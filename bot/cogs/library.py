@@ -23,6 +23,7 @@ from bot.services.club import NOT_IN_A_SERVER
 from bot.services.transfer import FORMATS, ExportFile
 from bot.store import NOTE_MAX, StoreError
 from bot.ui import embeds as E
+from bot.ui import respond
 from bot.ui.choices import id_choices, suggestion_choices
 from bot.ui.library import LIST_NOT_YOURS, ConfirmView, SavedListSource, lists_embed
 from bot.ui.paginator import Paginator
@@ -101,10 +102,7 @@ class LibraryCog(commands.Cog, name="Library"):
 
     async def _reply(self, interaction: discord.Interaction, text: str, **kwargs: object) -> None:
         """Answer ephemerally, whether or not the interaction was deferred."""
-        if interaction.response.is_done():
-            await interaction.followup.send(E.fit_content(text) or "", ephemeral=True, **kwargs)  # type: ignore[arg-type]
-        else:
-            await interaction.response.send_message(E.fit_content(text), ephemeral=True, **kwargs)  # type: ignore[arg-type]
+        await respond.send(interaction, E.fit_content(text), ephemeral=True, **kwargs)
 
     async def _confirm(self, interaction: discord.Interaction, asked: Confirmation | Notice) -> None:
         """Ask the service's question with Confirm / Cancel, or say why there is nothing to ask."""
@@ -251,7 +249,7 @@ class LibraryCog(commands.Cog, name="Library"):
         if isinstance(overview, Notice):
             await self._reply(interaction, overview.text)
             return
-        await interaction.response.send_message(embed=lists_embed(overview), ephemeral=True)
+        await respond.send(interaction, embed=lists_embed(overview), ephemeral=True)
 
     # -- /list … ----------------------------------------------------------------------------------
 
@@ -421,7 +419,7 @@ class LibraryCog(commands.Cog, name="Library"):
         if refused is not None:
             await self._reply(interaction, refused.text)
             return
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await respond.defer(interaction, ephemeral=True, thinking=True)
         try:
             data = await file.read()
         except discord.HTTPException as exc:

@@ -12,6 +12,7 @@ from bot.cooldown import shared_cooldown
 from bot.services.registry import Services
 from bot.services.search import ResultPage
 from bot.ui import embeds as E
+from bot.ui import respond
 from bot.ui.choices import area_choices, id_choices
 from bot.ui.results import PaperView, show_results, show_similar
 
@@ -78,10 +79,10 @@ class SearchCog(commands.Cog, name="Search"):
         """Show a paper's full abstract."""
         page = await self.services.papers.paper(interaction.user.id, paper_id)
         view = PaperView(self.services, page.paper.id)
-        callback = await interaction.response.send_message(
-            embeds=E.paper_embeds(page.paper, saved=page.saved), view=view, ephemeral=not public
+        sent = await respond.send(
+            interaction, embeds=E.paper_embeds(page.paper, saved=page.saved), view=view, ephemeral=not public
         )
-        view.attach(callback, interaction)
+        view.attach(sent, interaction)
 
     @paper.autocomplete("paper_id")
     async def paper_id_autocomplete(

@@ -22,6 +22,7 @@ from bot.services.registry import Services
 from bot.services.watch import DirectMessage
 from bot.store import StoreError
 from bot.ui import embeds as E
+from bot.ui import respond
 from bot.ui.watch import dm_embeds
 from retrieval.models import IngestReport
 
@@ -76,13 +77,13 @@ class WatchCog(commands.Cog, name="Watch"):
     ) -> None:
         """Watch a query."""
         notice = await self.services.watch.add(interaction.user.id, query, area, author)
-        await interaction.response.send_message(E.fit_content(notice.text), ephemeral=True)
+        await respond.send(interaction, E.fit_content(notice.text), ephemeral=True)
 
     @watch.command(name="list", description="Show your watches")
     async def list_(self, interaction: discord.Interaction) -> None:
         """Show your watches."""
         notice = await self.services.watch.list(interaction.user.id)
-        await interaction.response.send_message(E.fit_content(notice.text), ephemeral=True)
+        await respond.send(interaction, E.fit_content(notice.text), ephemeral=True)
 
     @watch.command(name="remove", description="Stop watching a query")
     @app_commands.describe(watch_id="The watch's number (from /watch list)")
@@ -90,7 +91,7 @@ class WatchCog(commands.Cog, name="Watch"):
     async def remove(self, interaction: discord.Interaction, watch_id: app_commands.Range[int, 1]) -> None:
         """Stop watching a query."""
         notice = await self.services.watch.remove(interaction.user.id, watch_id)
-        await interaction.response.send_message(E.fit_content(notice.text), ephemeral=True)
+        await respond.send(interaction, E.fit_content(notice.text), ephemeral=True)
 
     @remove.autocomplete("watch_id")
     async def _remove_ac(
@@ -147,10 +148,10 @@ class WatchCog(commands.Cog, name="Watch"):
         except StoreError as exc:
             log.warning("could not read the watch pauses: %s", exc)
             return
-        if text is None or not interaction.response.is_done():
+        if text is None or not respond.answered(interaction):
             return
         try:
-            await interaction.followup.send(text, ephemeral=True)
+            await respond.send(interaction, text, ephemeral=True)  # a followup: the command answered
         except discord.HTTPException as exc:
             log.warning("could not tell user %s their watches are paused: %s", interaction.user.id, exc)
 

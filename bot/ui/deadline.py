@@ -7,14 +7,13 @@ gets a watchdog (:func:`watch`): if the handler has not answered by :data:`DEFER
 the interaction was created, the watchdog defers it (a "thinking…" reply for commands, ephemeral unless
 the command's ``public`` option is set; a silent deferred update for buttons and selects).
 
-Handlers need not know: the interaction's :class:`DeadlineResponse` turns a later
-``response.send_message`` into ``followup.send`` and ``response.edit_message`` into
-``edit_original_response`` once the watchdog deferred, and a lock keeps the two from answering at
-once. :class:`PaperTree` starts the watchdog for every command; :class:`bot.ui.views.BaseView` for
-every accepted press.
-
-Private discord.py name used (canary in tests/bot/test_deadline.py): ``Interaction._cs_response``, the
-cached slot behind ``Interaction.response``.
+Handlers need not know: they answer through :mod:`bot.ui.respond`, which turns an answer that comes
+after the watchdog's deferral into a followup (``send``) or an edit of the original response
+(``edit``), and whose per-interaction lock keeps the watchdog and the handler from both answering.
+:class:`PaperTree` starts the watchdog for every command; :class:`bot.ui.views.BaseView` for every
+accepted press; a modal, when the bot has one, starts it from its ``interaction_check``
+(``watch(interaction, update=False)``) so a slow submission is deferred too. A modal itself can only
+be a first answer: open it before any slow work. Only public discord.py API is used.
 """
 
 from __future__ import annotations
@@ -22,10 +21,11 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-from typing import Any
 
 import discord
 from discord import app_commands
+
+from bot.ui import respond
 
 log = logging.getLogger(__name__)
 
@@ -33,69 +33,6 @@ log = logging.getLogger(__name__)
 DEFER_AFTER = 2.0
 #: Never wait less than this (a host clock ahead of Discord's would otherwise defer everything).
 MIN_WAIT = 0.25
-
-
-class DeadlineResponse(discord.InteractionResponse):  # type: ignore[type-arg]
-    """An interaction response that a watchdog may defer; answers after that become followups/edits."""
-
-    __slots__ = ("_lock", "deferred_by_watchdog", "interaction")
-
-    def __init__(self, parent: discord.Interaction) -> None:
-        super().__init__(parent)
-        self.interaction = parent  # our own reference: InteractionResponse keeps it in a private slot
-        self._lock = asyncio.Lock()
-        self.deferred_by_watchdog = False
-
-    async def defer_for_time(self, *, ephemeral: bool, update: bool) -> bool:
-        """Defer unless the handler answered already; True when this deferred."""
-        async with self._lock:
-            if self.is_done():
-                return False
-            if update:
-                await super().defer()
-            else:
-                await super().defer(ephemeral=ephemeral, thinking=True)
-            self.deferred_by_watchdog = True
-            return True
-
-    async def defer(self, **kwargs: Any) -> Any:
-        async with self._lock:
-            if self.deferred_by_watchdog:
-                return None  # already deferred, as the handler now asks
-            return await super().defer(**kwargs)
-
-    async def send_message(self, content: Any = None, **kwargs: Any) -> Any:
-        async with self._lock:
-            if not self.deferred_by_watchdog:
-                return await super().send_message(content, **kwargs)
-        kwargs.pop("delete_after", None)
-        if content is not None:
-            kwargs["content"] = content
-        return await self.interaction.followup.send(wait=True, **kwargs)
-
-    async def edit_message(self, **kwargs: Any) -> Any:
-        async with self._lock:
-            if not self.deferred_by_watchdog:
-                return await super().edit_message(**kwargs)
-        kwargs.pop("delete_after", None)
-        kwargs.pop("suppress_embeds", None)
-        return await self.interaction.edit_original_response(**kwargs)
-
-    async def send_modal(self, modal: discord.ui.Modal, /) -> Any:
-        async with self._lock:
-            return await super().send_modal(modal)
-
-
-def install(interaction: discord.Interaction) -> DeadlineResponse | None:
-    """Give ``interaction`` a :class:`DeadlineResponse` (before anything answered it); None if too late."""
-    current = getattr(interaction, "_cs_response", None)
-    if isinstance(current, DeadlineResponse):
-        return current
-    if current is not None and current.is_done():
-        return None
-    response = DeadlineResponse(interaction)
-    interaction._cs_response = response  # type: ignore[attr-defined]
-    return response
 
 
 def seconds_left(interaction: discord.Interaction, after: float = DEFER_AFTER) -> float:
@@ -115,15 +52,18 @@ def watch(interaction: discord.Interaction, *, update: bool) -> None:
     Call from inside the task that handles the interaction: the watchdog is cancelled when that task
     ends. ``update=True`` (buttons, selects) defers with a silent update of the message.
     """
-    response = install(interaction)
     handler = asyncio.current_task()
-    if response is None or handler is None:
+    if handler is None or respond.answered(interaction):
         return
 
     async def watchdog() -> None:
         await asyncio.sleep(seconds_left(interaction))
         try:
-            if await response.defer_for_time(ephemeral=_ephemeral(interaction), update=update):
+            if update:
+                deferred = await respond.defer(interaction)
+            else:
+                deferred = await respond.defer(interaction, ephemeral=_ephemeral(interaction), thinking=True)
+            if deferred:
                 log.info("deferred interaction %s: still working after %.0f s", interaction.id, DEFER_AFTER)
         except discord.HTTPException as exc:
             log.warning("could not defer interaction %s: %s", interaction.id, exc)

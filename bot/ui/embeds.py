@@ -7,7 +7,7 @@ content through :func:`fit_content`. Long author lists and abstracts are shorten
 Usage (in a cog)::
 
     embeds = embeds.search_page(results, page=0, pages=3)      # list[discord.Embed], already fitted
-    await interaction.response.send_message(embeds.fit_content(header), embeds=embeds)
+    await respond.send(interaction, embeds.fit_content(header), embeds=embeds)
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from bot.services.base import Confirmation
 from bot.services.library import ListsOverview, SavedListPage, list_label
 from bot.store import ListInfo, SavedItem, SavedPage, StoreError
 from bot.ui import embeds as E
+from bot.ui import respond
 from bot.ui.paginator import Page, PageSource
 from bot.ui.views import BaseView
 from retrieval.text import plural
@@ -151,9 +152,8 @@ class ConfirmView(BaseView):
 
     async def start(self, interaction: discord.Interaction) -> None:
         """Ask the question ephemerally as the response to ``interaction`` with the two buttons."""
-        sent = await interaction.response.send_message(
-            E.fit_content(self.confirmation.question), view=self, ephemeral=True
-        )
+        question = E.fit_content(self.confirmation.question)
+        sent = await respond.send(interaction, question, view=self, ephemeral=True)
         self.attach(sent, interaction)
 
     def _finish(self, outcome: str) -> bool:
@@ -169,21 +169,21 @@ class ConfirmView(BaseView):
     async def confirm(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
         """Run the action and replace the question with its result."""
         if not self._finish("confirmed"):
-            await interaction.response.defer()
+            await respond.defer(interaction)
             return
         try:
             text = await self.confirmation.confirm()
         except StoreError as exc:
             text = str(exc)
-        await interaction.response.edit_message(content=E.fit_content(text), view=None)
+        await respond.edit(interaction, content=E.fit_content(text), view=None)
 
     @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
     async def cancel(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
         """Leave everything as it is."""
         if not self._finish("cancelled"):
-            await interaction.response.defer()
+            await respond.defer(interaction)
             return
-        await interaction.response.edit_message(content=self.confirmation.cancelled, view=None)
+        await respond.edit(interaction, content=self.confirmation.cancelled, view=None)
 
     async def on_timeout(self) -> None:
         """Disable both buttons and say that nothing happened."""

@@ -27,6 +27,7 @@ from typing import Any
 import discord
 
 from bot.ui import embeds as E
+from bot.ui import respond
 from bot.ui.views import NOT_YOURS, BaseView
 
 log = logging.getLogger(__name__)
@@ -108,10 +109,7 @@ class Paginator(BaseView):
         kwargs = self._kwargs(page)
         if not self.children:
             kwargs["view"] = discord.utils.MISSING  # a single page needs no view at all
-        if interaction.response.is_done():
-            sent: Any = await interaction.followup.send(ephemeral=ephemeral, wait=True, **kwargs)
-        else:
-            sent = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+        sent = await respond.send(interaction, ephemeral=ephemeral, **kwargs)
         self.attach(sent, interaction)
         if not self.children:
             self.stop()
@@ -119,7 +117,7 @@ class Paginator(BaseView):
     async def show_page(self, interaction: discord.Interaction, index: int) -> None:
         """Re-render the message in place at page ``index`` (a component interaction's response)."""
         page = await self.render(index)
-        await interaction.response.edit_message(**self._kwargs(page))
+        await respond.edit(interaction, **self._kwargs(page))
 
     # -- controls --------------------------------------------------------------------------------
 
@@ -133,7 +131,7 @@ class Paginator(BaseView):
     async def page_label(
         self, interaction: discord.Interaction, button: discord.ui.Button[Paginator]
     ) -> None:
-        await interaction.response.defer()  # never enabled; here only to show the page number
+        await respond.defer(interaction)  # never enabled; here only to show the page number
 
     @discord.ui.button(label="Next ▶", style=discord.ButtonStyle.secondary, row=0)
     async def next_page(self, interaction: discord.Interaction, button: discord.ui.Button[Paginator]) -> None:

@@ -14,6 +14,7 @@ import discord
 
 from bot.services.search import ResultPage
 from bot.ui import embeds as E
+from bot.ui import respond
 from bot.ui.paginator import Page, PageSource, Paginator
 from bot.ui.views import BaseView
 from retrieval.models import Hit
@@ -78,10 +79,7 @@ class ResultSource(PageSource):
 
 async def send_notice(interaction: discord.Interaction, text: str) -> None:
     """Answer ``interaction`` with ``text``, only for the user (responded or deferred, either works)."""
-    if interaction.response.is_done():
-        await interaction.followup.send(E.fit_content(text) or "", ephemeral=True)
-    else:
-        await interaction.response.send_message(E.fit_content(text), ephemeral=True)
+    await respond.send(interaction, E.fit_content(text), ephemeral=True)
 
 
 class ResultsView(Paginator):

@@ -4,13 +4,13 @@ Subclass :class:`BaseView` for any view (the paginator does). After sending, cal
 :meth:`BaseView.attach` with the response and the interaction so the timeout can edit the message::
 
     view = MyView(owner=interaction.user, timeout=bot.settings.view_timeout)
-    callback = await interaction.response.send_message("…", view=view, ephemeral=True)
-    view.attach(callback, interaction)
+    sent = await respond.send(interaction, "…", view=view, ephemeral=True)
+    view.attach(sent, interaction)
 
 Disabling on timeout needs an interaction token that can still edit the message, and Discord expires a
 token 15 minutes after its interaction. discord.py restarts a view's timeout on every press, so the
 original command's token alone is not enough: every press answered by editing the view's message
-(``response.edit_message`` / ``response.defer()``) becomes the view's editor, and the view's remaining
+(``respond.edit`` / ``respond.defer``) becomes the view's editor, and the view's remaining
 life is kept inside its editor token's life (:data:`VIEW_LIFE_MAX`), whatever ``timeout`` says.
 """
 
@@ -24,6 +24,7 @@ from typing import Any
 import discord
 
 from bot.errors import handle_interaction_error
+from bot.ui import respond
 from bot.ui.deadline import watch
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ class BaseView(discord.ui.View):
             watch(interaction, update=True)  # a press still unanswered after 2 s is deferred
             self._track_press(interaction)
             return True
-        await interaction.response.send_message(self.not_owner_message, ephemeral=True)
+        await respond.send(interaction, self.not_owner_message, ephemeral=True)
         return False
 
     def _track_press(self, interaction: discord.Interaction) -> None:
@@ -107,7 +108,7 @@ class BaseView(discord.ui.View):
     def _after_press(self, interaction: discord.Interaction) -> None:
         if self.is_finished():
             return
-        if interaction.response.type in _EDITS_OWN_MESSAGE:
+        if respond.response_type(interaction) in _EDITS_OWN_MESSAGE:
             self.editor = interaction
             self.token_born = interaction.created_at
         self.timeout = self._life_left()

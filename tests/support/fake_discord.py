@@ -227,6 +227,9 @@ class FakeDiscord:
         # Seconds after its creation within which an interaction's first callback must come, as on
         # Discord (3.0); later ones get 404 Unknown interaction (10062). None: not enforced.
         self.callback_deadline: float | None = None
+        # Seconds an interaction callback's answer takes to come back. Discord has acknowledged the
+        # callback by then (a second one already gets 40060), but discord.py does not know it yet.
+        self.callback_latency = 0.0
         self.dm_channels: dict[int, int] = {}  # user id -> the DM channel the bot opened with them
         self.closed_dms: set[int] = set()  # users whose DMs refuse the bot (403, code 50007)
         self.identified = threading.Event()  # set once a bot identified on the fake gateway
@@ -367,6 +370,8 @@ class FakeDiscord:
             log.exception("fake Discord failed on %s %s", request.method, path)
             status, data = 500, {"message": f"fake error: {exc}", "code": 0}
         record.status, record.response = status, data
+        if record.is_callback and self.callback_latency:
+            await asyncio.sleep(self.callback_latency)
         if status == 204:
             return web.Response(status=204)
         return self._json(data, status)
