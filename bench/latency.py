@@ -84,15 +84,32 @@ def timings(values: list[float]) -> dict:
 
 
 def phase_build(folder: Path, cache: Path) -> dict:
+    import logging
+
+    from retrieval import build
     from retrieval.index import open_index
 
+    stages: list[str] = []
+
+    class Stages(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage().startswith("built the index"):
+                stages.append(record.getMessage())
+
+    logging.getLogger("retrieval.index").addHandler(Stages())
+    logging.getLogger("retrieval.index").setLevel(logging.INFO)
     started = time.perf_counter()
     index, report = open_index(folder, cache_dir=cache)
     seconds = time.perf_counter() - started
     assert not report.from_cache
     size = sum(p.stat().st_size for p in cache.iterdir())
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest worker's peak
+    n_workers = build.MAX_WORKERS if workers else 0
     return {"papers": len(index), "terms": len(index.terms), "postings": int(len(index.post_docs)),
-            "build_s": seconds, "cache_mb": size / 1e6, "peak_rss_mb": peak_rss_mb()}  # fmt: skip
+            "build_s": seconds, "cache_mb": size / 1e6, "main_peak_rss_mb": peak_rss_mb(),
+            "worker_peak_rss_mb": workers, "workers": n_workers,
+            # an upper bound of the build's total: every process at its own peak at the same time
+            "peak_rss_mb": peak_rss_mb() + n_workers * workers, "stages": stages[-1:]}  # fmt: skip
 
 
 COLD = """
@@ -269,13 +286,16 @@ def phase_tantivy(folder: Path, cache: Path, ours: Path, work: Path) -> dict:
 
 
 def _child(args: list[str]) -> dict:
+    load = os.getloadavg()
     proc = subprocess.run(
         [sys.executable, __file__, *args], capture_output=True, text=True, check=False, cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")},
     )  # fmt: skip
     if proc.returncode != 0:
         raise SystemExit(f"phase {args[0]} failed:\n{proc.stderr}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["load_avg"] = [round(x, 1) for x in (load[0], os.getloadavg()[0])]  # 1-min load before, after
+    return result
 
 
 def _installed(module: str) -> bool:
@@ -338,6 +358,10 @@ def report(rows: list[dict]) -> None:
               f"cache {r['build']['cache_mb']:.0f} MB)")  # fmt: skip
         print(head)
         b, c, s = r["build"], r["cold"], r["serve"]
+        if "main_peak_rss_mb" in b:
+            print(f"build peak RSS: main {b['main_peak_rss_mb']:.0f} MB + {b['workers']} worker(s) x "
+                  f"{b['worker_peak_rss_mb']:.0f} MB (largest) = at most {b['peak_rss_mb']:.0f} MB; "
+                  f"{' '.join(b.get('stages', []))}")  # fmt: skip
         print(f"{'paperbot':>14} {b['build_s']:>8.1f} {b['peak_rss_mb']:>8.0f} {c['cold_s']:>7.2f} "
               f"{s['rss_mb']:>7.0f} {s['page']['p50_ms']:>9.3f} {s['page']['p99_ms']:>9.3f} "
               f"{s['rank']['p50_ms']:>9.3f} {s['rank']['p99_ms']:>9.3f} {'':>13}")  # fmt: skip

@@ -16,16 +16,33 @@ the chunks' parts are released.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import logging
+import multiprocessing
 import operator
+import os
+import signal
+import sys
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
 
 import numpy as np
+import Stemmer
 
-from retrieval.tokenize import analyze_word, surface_keys
+from retrieval.catalogue import CatalogueBuilder, CataloguePart, catalogue_part
+from retrieval.errors import CorpusError
+from retrieval.models import Paper, SkippedBlock
+from retrieval.tokenize import STOPWORDS, analyze_word, surface_keys
 
-__all__ = ["ChunkTokenizer", "Merger", "TokenChunk"]
+log = logging.getLogger(__name__)
+
+__all__ = ["ChunkTokenizer", "CorpusBuild", "Merger", "TokenChunk", "build_corpus", "process_file"]
 
 
 @dataclass(slots=True)
@@ -61,8 +78,12 @@ class ChunkTokenizer:
         self._index_len: list[int] = []
         self._phrase_flat: list[int] = []
         self._phrase_len: list[int] = []
+        self._stemmer = Stemmer.Stemmer("english")  # this tokenizer's own: no lock shared with queries
+        self._stemmer.maxCacheSize = 0  # each word is stemmed once here; PyStemmer's cache costs ~6x
 
     def _learn(self, words: Iterable[str | bytes]) -> None:
+        """Analyse new surface words (all at once: most are plain lowercase ASCII words, stemmed in
+        one call; the others go through :func:`~retrieval.tokenize.analyze_word`)."""
         vocab, terms, surface = self._vocab, self._terms, self._surface
 
         def term_id(term: str) -> int:
@@ -72,27 +93,44 @@ class ChunkTokenizer:
                 terms.append(term)
             return i
 
+        plain: list[bytes] = []
+        other: list[str | bytes] = []
         for word in words:
-            if word not in surface:
-                text = word.decode("ascii") if isinstance(word, bytes) else word
-                index_tokens, phrase_tokens = analyze_word(text)
-                surface[word] = len(self._index_len)
-                self._index_flat += [term_id(t) for t in index_tokens]
-                self._index_len.append(len(index_tokens))
-                self._phrase_flat += [term_id(t) for t in phrase_tokens]
-                self._phrase_len.append(len(phrase_tokens))
+            if isinstance(word, bytes) and b"-" not in word:
+                plain.append(word)  # lowercase ASCII, no hyphen: its stem, unless a stopword
+            else:
+                other.append(word)
+        texts = [w.decode("ascii") for w in plain]
+        kept = [t for t in texts if t not in STOPWORDS]
+        stems = dict(zip(kept, self._stemmer.stemWords(kept), strict=True))
+        for word, text in zip(plain, texts, strict=True):
+            stemmed = stems.get(text)
+            surface[word] = len(self._index_len)
+            if stemmed is None:
+                self._index_len.append(0)
+                self._phrase_len.append(0)
+            else:
+                tid = term_id(stemmed)
+                self._index_flat.append(tid)
+                self._index_len.append(1)
+                self._phrase_flat.append(tid)
+                self._phrase_len.append(1)
+        for word in other:
+            text = word.decode("ascii") if isinstance(word, bytes) else word
+            index_tokens, phrase_tokens = analyze_word(text)
+            surface[word] = len(self._index_len)
+            self._index_flat += [term_id(t) for t in index_tokens]
+            self._index_len.append(len(index_tokens))
+            self._phrase_flat += [term_id(t) for t in phrase_tokens]
+            self._phrase_len.append(len(phrase_tokens))
 
     def _surface_ids(self, words: list[str | bytes]) -> np.ndarray:
+        missing = set(words).difference(self._surface)  # hashes once; the look-up below reuses them
+        if missing:
+            self._learn(missing)
         if len(words) < 2:
-            self._learn(words)
             return np.asarray([self._surface[w] for w in words], dtype=np.int64)
-        lookup = operator.itemgetter(*words)
-        try:
-            found = lookup(self._surface)
-        except KeyError:  # words not seen yet in this process
-            self._learn(set(words).difference(self._surface))
-            found = lookup(self._surface)
-        return np.asarray(found, dtype=np.int64)
+        return np.asarray(operator.itemgetter(*words)(self._surface), dtype=np.int64)
 
     def chunk(self, docs: Iterable[tuple[str, str]], *, keep_tokens: bool = False) -> TokenChunk:
         """Tokenize ``(title, abstract)`` pairs: what :func:`retrieval.index.paper_tokens` gives for
@@ -294,3 +332,265 @@ def _cumsum0(values: np.ndarray) -> np.ndarray:
     out = np.zeros(len(values) + 1, dtype=np.int64)
     np.cumsum(values, out=out[1:])
     return out
+
+
+# --------------------------------------------------------------------------------------------------
+# A corpus, file by file: parse, titles, catalogue part and token chunks per file (in worker
+# processes for a big corpus), merged here in file order.
+
+#: A corpus of at least this many bytes in two or more files is parsed and tokenized by worker
+#: processes (one per core, at most :data:`MAX_WORKERS`); a smaller one in this process.
+PARALLEL_MIN_BYTES = 8 << 20
+MAX_WORKERS = 2
+#: Papers per token chunk (any size gives the same index).
+CHUNK_DOCS = 20_000
+
+
+@dataclass(slots=True)
+class RecordKey:
+    """What de-duplication and ids need of a record."""
+
+    source: str
+    explicit_id: str | None
+    digest: bytes
+
+
+@dataclass(slots=True)
+class FileOutput:
+    """One file, processed: every record's key, what was skipped, and for the records kept their
+    catalogue part and token chunks."""
+
+    keys: list[RecordKey]
+    skipped: list[SkippedBlock]
+    cp1252: bool
+    catalogue: CataloguePart
+    chunks: list[TokenChunk]
+    logs: list[tuple[str, int, str]]  # (logger, level, message) emitted in a worker
+
+
+_PROCESS_TOKENIZER: ChunkTokenizer | None = None
+
+
+def _worker_start(parent: int) -> None:
+    """A worker dies with the process that started it (a killed build leaves no worker behind): on
+    Linux the kernel sends it SIGKILL when its parent dies."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[tuple[str, int, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((record.name, record.levelno, record.getMessage()))
+
+
+def process_file(
+    path: Path,
+    display: str,
+    headers: Sequence[str],
+    drop: frozenset[int] = frozenset(),
+    *,
+    keep_tokens: bool = False,
+    chunk_docs: int = CHUNK_DOCS,
+    tokenizer: ChunkTokenizer | None = None,
+    capture_logs: bool = False,
+) -> FileOutput:
+    """Parse one corpus file and make, for its records except those numbered in ``drop``, their
+    titles, catalogue part and token chunks (what :func:`retrieval.corpus.load_corpus` and
+    :func:`retrieval.index.build_index` make of them)."""
+    global _PROCESS_TOKENIZER
+    from retrieval.corpus import read_file, title_of
+
+    capture = _Capture() if capture_logs else None
+    root = logging.getLogger("retrieval")
+    if capture is not None:
+        root.addHandler(capture)
+    try:
+        result = read_file(path, display, headers)
+        keys = [RecordKey(r.source, r.explicit_id, r.digest) for r in result.records]
+        papers = [
+            Paper(id="", title=title_of(r), authors=r.authors, et_al=r.et_al, area=r.area,
+                  abstract=r.abstract, url=r.url, source=r.source)  # fmt: skip
+            for i, r in enumerate(result.records)
+            if i not in drop
+        ]
+        del result.records[:]
+        if tokenizer is None:
+            if _PROCESS_TOKENIZER is None:
+                _PROCESS_TOKENIZER = ChunkTokenizer()
+            tokenizer = _PROCESS_TOKENIZER
+        fields = [(p.title, p.abstract) for p in papers]
+        chunks = [tokenizer.chunk(fields[i : i + chunk_docs], keep_tokens=keep_tokens)
+                  for i in range(0, len(fields), chunk_docs)]  # fmt: skip
+        catalogue = catalogue_part(papers)
+    finally:
+        if capture is not None:
+            root.removeHandler(capture)
+    logs = capture.records if capture is not None else []
+    return FileOutput(keys, result.skipped, result.cp1252, catalogue, chunks, logs)
+
+
+@dataclass(slots=True)
+class CorpusBuild:
+    """A corpus read and tokenized: the merged postings, the catalogue arrays (``paper_text``
+    absent when it went to the spill file) and what the ingest report says."""
+
+    merged: Merged
+    catalogue: dict[str, np.ndarray]
+    area_names: list[str]
+    text_bytes: int
+    files: tuple[str, ...]
+    duplicates: int
+    duplicate_details: tuple[str, ...]
+    skipped: tuple[SkippedBlock, ...]
+    cp1252_files: tuple[str, ...]
+    ignored_files: tuple[str, ...]
+
+
+def build_corpus(
+    path: Path,
+    headers: Sequence[str],
+    *,
+    spill: BinaryIO | None = None,
+    keep_tokens: bool = False,
+    workers: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    chunk_docs: int = CHUNK_DOCS,
+) -> CorpusBuild:
+    """Read, de-duplicate and tokenize a corpus (see :func:`retrieval.corpus.load_corpus` for what
+    is read, :func:`retrieval.index.build_index` for the arrays: both give the same).
+
+    Args:
+        path: A corpus file or folder.
+        headers: Header lines of the plain-text format.
+        spill: A binary file the papers' text is written to as it is read (instead of memory).
+        keep_tokens: Keep every doc's tokens (for a rank-bm25 model).
+        workers: Worker processes (default: one per core, at most :data:`MAX_WORKERS`, when the
+            corpus has :data:`PARALLEL_MIN_BYTES` in two or more files; else none).
+        progress: ``progress(stage, done, total)`` for the ``"parse"`` (files) stage.
+
+    Raises:
+        CorpusError: The path is missing or holds no corpus file, or no paper could be loaded.
+    """
+    from retrieval.corpus import area_key, canonical_areas, display_path, no_paper_error, scan
+
+    files, ignored, displays = scan(path)
+    if workers is None:
+        size = sum(f.stat().st_size for f in files)
+        big = size >= PARALLEL_MIN_BYTES and len(files) > 1
+        workers = min(os.cpu_count() or 1, MAX_WORKERS) if big else 0
+    try:
+        builder, merger, dedup, kept, skipped, cp1252 = _read_files(
+            files, displays, headers, spill, keep_tokens, workers, progress, chunk_docs
+        )
+    except BrokenProcessPool as exc:
+        # e.g. a script without an ``if __name__ == "__main__"`` guard (spawn re-runs it)
+        log.warning("the index build's worker processes failed (%s); building in this process", exc)
+        if spill is not None:
+            spill.seek(0)
+            spill.truncate()
+        builder, merger, dedup, kept, skipped, cp1252 = _read_files(
+            files, displays, headers, spill, keep_tokens, 0, progress, chunk_docs
+        )
+    if not kept:
+        raise no_paper_error(path, skipped)
+    content_ids = dedup.ids()
+
+    def id_of(key: RecordKey) -> str:
+        return key.explicit_id if key.explicit_id is not None else content_ids[key.digest]
+
+    spellings = builder.raw_areas
+    canonical = canonical_areas(spellings, builder.raw_area_counts().tolist())
+    area_of = [canonical.get(area_key(a), a) if a else "" for a in spellings]
+    catalogue, area_names = builder.finish([id_of(k) for k in kept], area_of)
+    details = dedup.details(id_of)
+    del kept, dedup
+    return CorpusBuild(
+        merged=merger.finish(),
+        catalogue=catalogue,
+        area_names=area_names,
+        text_bytes=builder.text_bytes,
+        files=tuple(displays),
+        duplicates=len(details),
+        duplicate_details=details,
+        skipped=tuple(skipped),
+        cp1252_files=tuple(cp1252),
+        ignored_files=tuple(display_path(f) for f in ignored),
+    )
+
+
+def _read_files(
+    files: Sequence[Path],
+    displays: Sequence[str],
+    headers: Sequence[str],
+    spill: BinaryIO | None,
+    keep_tokens: bool,
+    workers: int,
+    progress: Callable[[str, int, int], None] | None,
+    chunk_docs: int,
+) -> tuple[CatalogueBuilder, Merger, Any, list[RecordKey], list[SkippedBlock], list[str]]:
+    from retrieval.corpus import Dedup
+
+    pool = (
+        ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                            initializer=_worker_start, initargs=(os.getpid(),))  # fmt: skip
+        if workers > 0
+        else None
+    )
+    tokenizer = ChunkTokenizer() if pool is None else None
+
+    def run(i: int, drop: frozenset[int] = frozenset()) -> Future[FileOutput]:
+        if pool is not None:
+            return pool.submit(process_file, files[i], displays[i], headers, drop, keep_tokens=keep_tokens,
+                               chunk_docs=chunk_docs, capture_logs=True)  # fmt: skip
+        done: Future[FileOutput] = Future()
+        done.set_result(process_file(files[i], displays[i], headers, drop, keep_tokens=keep_tokens,
+                                     chunk_docs=chunk_docs, tokenizer=tokenizer))  # fmt: skip
+        return done
+
+    builder = CatalogueBuilder(spill)
+    merger = Merger(keep_tokens=keep_tokens)
+    dedup = Dedup()
+    kept: list[RecordKey] = []
+    skipped: list[SkippedBlock] = []
+    cp1252: list[str] = []
+    window = max(1, 2 * workers)  # results waiting here stay few: bounded memory
+    pending = [run(i) for i in range(min(window, len(files)))]
+    try:
+        for i in range(len(files)):
+            out = pending.pop(0).result()
+            if i + len(pending) + 1 < len(files):
+                pending.append(run(i + len(pending) + 1))
+            for name, level, message in out.logs:
+                logging.getLogger(name).log(level, "%s", message)
+            drop = frozenset(j for j, key in enumerate(out.keys) if not dedup.keep(key))
+            if drop:  # duplicates of papers read before: made again without them (rare)
+                again = run(i, drop).result()
+                if again.keys != out.keys:
+                    raise CorpusError(f"{displays[i]} changed while it was read; load the corpus again")
+                out = again
+            skipped += out.skipped
+            if out.cp1252:
+                cp1252.append(displays[i])
+            kept += [key for j, key in enumerate(out.keys) if j not in drop]
+            builder.add(out.catalogue)
+            for chunk in out.chunks:
+                merger.add(chunk)
+            del out
+            if progress is not None:
+                progress("parse", i + 1, len(files))
+    finally:
+        if pool is not None:
+            for future in pending:
+                future.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+    return builder, merger, dedup, kept, skipped, cp1252

@@ -23,8 +23,10 @@ import bisect
 import difflib
 import os
 import re
-from collections.abc import Iterator, Sequence
-from typing import overload
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -32,7 +34,15 @@ import numpy.typing as npt
 from retrieval.corpus import area_key, normalize_name
 from retrieval.models import AREA_SEPARATOR, Paper
 
-__all__ = ["ARRAYS", "Catalogue", "PaperTable", "catalogue_arrays"]
+__all__ = [
+    "ARRAYS",
+    "Catalogue",
+    "CatalogueBuilder",
+    "CataloguePart",
+    "PaperTable",
+    "catalogue_arrays",
+    "catalogue_part",
+]
 
 IntArray = npt.NDArray[np.int32]
 
@@ -58,78 +68,202 @@ _AUTHOR_SEP = "\x1f"
 _ET_AL, _HAS_URL = 1, 2
 
 
-def catalogue_arrays(papers: Sequence[Paper]) -> tuple[dict[str, np.ndarray], list[str]]:
-    """The catalogue arrays of ``papers`` (in corpus order) and the area names they refer to."""
-    n = len(papers)
+@dataclass(slots=True)
+class CataloguePart:
+    """The catalogue of a chunk of papers, before ids and canonical areas are known (see
+    :class:`CatalogueBuilder`). Areas and author names are numbered in order of first appearance."""
+
+    text: bytes  # title, authors, abstract, url and source of each paper, UTF-8, concatenated
+    text_len: np.ndarray  # int64, 5 per paper: the byte length of each field
+    flags: np.ndarray  # uint8 per paper
+    area_names: list[str]
+    area: np.ndarray  # int64 per paper, into area_names
+    title_fold: bytes  # case-folded titles, each followed by "\n"
+    title_len: np.ndarray  # int64 per paper: its bytes in title_fold
+    author_names: list[str]  # normalised names
+    author_count: np.ndarray  # int64 per paper
+    author_ids: np.ndarray  # int64 per (paper, author) in order, into author_names
+
+
+def catalogue_part(papers: Iterable[Paper]) -> CataloguePart:
+    """The catalogue part of some papers (their ``id`` is not used; their ``area`` as given)."""
     pieces: list[bytes] = []
-    flags = np.zeros(n, dtype=np.uint8)
-    area_ids: dict[str, int] = {}
-    doc_area = np.empty(n, dtype=np.int32)
-    for i, p in enumerate(papers):
+    flags = array("B")
+    areas: dict[str, int] = {}
+    area = array("q")
+    titles: list[bytes] = []
+    names: dict[str, int] = {}
+    norm_cache: dict[str, str] = {}
+    author_count = array("q")
+    author_ids = array("q")
+    for p in papers:
         authors = _AUTHOR_SEP.join(a.replace(_AUTHOR_SEP, " ") for a in p.authors)
         pieces += [s.encode("utf-8", "surrogatepass") for s in
                    (p.title, authors, p.abstract, p.url or "", p.source)]  # fmt: skip
-        flags[i] = (_ET_AL if p.et_al else 0) | (_HAS_URL if p.url is not None else 0)
-        doc_area[i] = area_ids.setdefault(p.area, len(area_ids))
-    offsets = np.zeros(n * _FIELDS + 1, dtype=np.int64)
-    np.cumsum([len(x) for x in pieces], out=offsets[1:])
-    ids = [p.id for p in papers]
-    id_bytes = [i.encode("utf-8", "surrogatepass") for i in ids]
-    id_offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum([len(x) for x in id_bytes], out=id_offsets[1:])
-    id_order = np.asarray(sorted(range(n), key=ids.__getitem__), dtype=np.int32)
-    folded = [i.casefold() for i in ids]
-    fold_order = np.asarray(sorted(range(n), key=folded.__getitem__), dtype=np.int32)  # stable
-    titles = [p.title.casefold().replace("\n", " ").encode("utf-8", "surrogatepass") for p in papers]
-    title_starts = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum([len(t) + 1 for t in titles], out=title_starts[1:])
-    arrays: dict[str, np.ndarray] = {
-        "paper_text": _bytes_array(b"".join(pieces)),
-        "paper_offsets": offsets,
-        "id_text": _bytes_array(b"".join(id_bytes)),
-        "id_offsets": id_offsets,
-        "paper_flags": flags,
-        "doc_area": doc_area,
-        "id_order": id_order,
-        "fold_order": fold_order,
-        "title_fold": _bytes_array(b"\n".join(titles) + b"\n"),
-        "title_starts": title_starts,
-        **_author_arrays(papers),
-    }
-    return arrays, list(area_ids)
-
-
-def _bytes_array(data: bytes) -> np.ndarray:
-    return np.frombuffer(data, dtype=np.uint8)
-
-
-def _author_arrays(papers: Sequence[Paper]) -> dict[str, np.ndarray]:
-    ids: dict[str, int] = {}
-    pairs_author: list[int] = []
-    pairs_doc: list[int] = []
-    norm_cache: dict[str, str] = {}
-    for d, p in enumerate(papers):
+        flags.append((_ET_AL if p.et_al else 0) | (_HAS_URL if p.url is not None else 0))
+        area.append(areas.setdefault(p.area, len(areas)))
+        titles.append(p.title.casefold().replace("\n", " ").encode("utf-8", "surrogatepass") + b"\n")
         for name in p.authors:
             norm = norm_cache.get(name)
             if norm is None:
                 norm = norm_cache[name] = normalize_name(name).replace("\n", " ")
-            pairs_author.append(ids.setdefault(norm, len(ids)))
-            pairs_doc.append(d)
-    a = np.asarray(pairs_author, dtype=np.int64)
-    docs = np.asarray(pairs_doc, dtype=np.int32)
-    order = np.argsort(a, kind="stable")
-    indptr = np.zeros(len(ids) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(a, minlength=len(ids)), out=indptr[1:])
-    names = list(ids)
-    starts = np.zeros(len(names), dtype=np.int64)
-    if names:
-        np.cumsum([len(n) + 1 for n in names[:-1]], out=starts[1:])
-    return {
-        "author_text": _bytes_array("\n".join(names).encode("utf-8", "surrogatepass")),
-        "author_starts": starts,  # in characters of the decoded text
-        "author_indptr": indptr,
-        "author_docs": docs[order],
-    }
+            author_ids.append(names.setdefault(norm, len(names)))
+        author_count.append(len(p.authors))
+    return CataloguePart(
+        text=b"".join(pieces),
+        text_len=np.asarray([len(x) for x in pieces], dtype=np.int64),
+        flags=np.frombuffer(flags, dtype=np.uint8).copy() if len(flags) else np.zeros(0, np.uint8),
+        area_names=list(areas),
+        area=_int64(area),
+        title_fold=b"".join(titles),
+        title_len=np.asarray([len(t) for t in titles], dtype=np.int64),
+        author_names=list(names),
+        author_count=_int64(author_count),
+        author_ids=_int64(author_ids),
+    )
+
+
+def _int64(values: array) -> np.ndarray:
+    return np.frombuffer(values, dtype=np.int64).copy() if len(values) else np.zeros(0, np.int64)
+
+
+class CatalogueBuilder:
+    """Joins :class:`CataloguePart` s (in corpus order) into the catalogue arrays.
+
+    Args:
+        spill: Where the papers' text goes as parts arrive (a file opened for binary writing): a big
+            corpus's text then never sits in memory; ``None`` keeps it in memory.
+    """
+
+    def __init__(self, spill: BinaryIO | None = None) -> None:
+        self._spill = spill
+        self._text: list[bytes] = []
+        self._text_bytes = 0
+        self._text_len: list[np.ndarray] = []
+        self._flags: list[np.ndarray] = []
+        self._raw_areas: dict[str, int] = {}
+        self._area: list[np.ndarray] = []
+        self._titles: list[bytes] = []
+        self._title_len: list[np.ndarray] = []
+        self._names: dict[str, int] = {}
+        self._author_count: list[np.ndarray] = []
+        self._author_ids: list[np.ndarray] = []
+
+    @property
+    def text_bytes(self) -> int:
+        """Bytes of the papers' text so far."""
+        return self._text_bytes
+
+    @property
+    def raw_areas(self) -> list[str]:
+        """Every area as the papers gave it, in order of first appearance."""
+        return list(self._raw_areas)
+
+    def raw_area_counts(self) -> np.ndarray:
+        """Papers per raw area (numbered as :attr:`raw_areas`)."""
+        return np.bincount(np.concatenate(self._area), minlength=len(self._raw_areas)) if self._area else (
+            np.zeros(0, np.int64)
+        )
+
+    def add(self, part: CataloguePart) -> None:
+        if self._spill is not None:
+            self._spill.write(part.text)
+        else:
+            self._text.append(part.text)
+        self._text_bytes += len(part.text)
+        self._text_len.append(part.text_len)
+        self._flags.append(part.flags)
+        add = self._raw_areas.setdefault
+        local = np.asarray([add(a, len(self._raw_areas)) for a in part.area_names], dtype=np.int64)
+        self._area.append(local[part.area] if len(part.area) else np.zeros(0, np.int64))
+        self._titles.append(part.title_fold)
+        self._title_len.append(part.title_len)
+        add = self._names.setdefault
+        local = np.asarray([add(a, len(self._names)) for a in part.author_names], dtype=np.int64)
+        self._author_count.append(part.author_count)
+        self._author_ids.append(local[part.author_ids] if len(part.author_ids) else np.zeros(0, np.int64))
+
+    def finish(self, ids: Sequence[str], area_of: Sequence[str]) -> tuple[dict[str, np.ndarray], list[str]]:
+        """The catalogue arrays and the area names they refer to.
+
+        Args:
+            ids: Every paper's id, in order.
+            area_of: The display area of each raw area (numbered as :attr:`raw_areas`).
+
+        Returns:
+            The arrays (``paper_text`` is absent when it was spilled: it is the spill file's
+            content) and the area names.
+        """
+        n = len(ids)
+        # areas: numbered by first appearance of the display area over the papers
+        names = list(dict.fromkeys(area_of))
+        number = {a: i for i, a in enumerate(names)}
+        display = np.asarray([number[a] for a in area_of], dtype=np.int64)
+        raw = np.concatenate(self._area) if self._area else np.zeros(0, np.int64)
+        per_doc = display[raw] if len(raw) else np.zeros(0, np.int64)
+        seen, first = np.unique(per_doc, return_index=True)
+        ordered = seen[np.argsort(first)]
+        renumber = np.zeros(len(names) + 1, dtype=np.int32)
+        renumber[ordered] = np.arange(len(ordered), dtype=np.int32)
+        doc_area = renumber[per_doc].astype(np.int32)
+        area_names = [names[i] for i in ordered.tolist()]
+
+        offsets = np.zeros(n * _FIELDS + 1, dtype=np.int64)
+        if self._text_len:
+            np.cumsum(np.concatenate(self._text_len), out=offsets[1:])
+        id_bytes = [i.encode("utf-8", "surrogatepass") for i in ids]
+        id_offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum([len(x) for x in id_bytes], out=id_offsets[1:])
+        id_order = np.asarray(sorted(range(n), key=ids.__getitem__), dtype=np.int32)
+        folded = [i.casefold() for i in ids]
+        fold_order = np.asarray(sorted(range(n), key=folded.__getitem__), dtype=np.int32)  # stable
+        title_starts = np.zeros(n + 1, dtype=np.int64)
+        if self._title_len:
+            np.cumsum(np.concatenate(self._title_len), out=title_starts[1:])
+        arrays: dict[str, np.ndarray] = {
+            "paper_offsets": offsets,
+            "id_text": _bytes_array(b"".join(id_bytes)),
+            "id_offsets": id_offsets,
+            "paper_flags": np.concatenate(self._flags) if self._flags else np.zeros(0, np.uint8),
+            "doc_area": doc_area,
+            "id_order": id_order,
+            "fold_order": fold_order,
+            "title_fold": _bytes_array(b"".join(self._titles)),
+            "title_starts": title_starts,
+            **self._author_arrays(n),
+        }
+        if self._spill is None:
+            arrays = {"paper_text": _bytes_array(b"".join(self._text)), **arrays}
+        return arrays, area_names
+
+    def _author_arrays(self, n: int) -> dict[str, np.ndarray]:
+        counts = np.concatenate(self._author_count) if self._author_count else np.zeros(0, np.int64)
+        a = np.concatenate(self._author_ids) if self._author_ids else np.zeros(0, np.int64)
+        docs = np.repeat(np.arange(n, dtype=np.int32), counts)
+        names = list(self._names)
+        order = np.argsort(a, kind="stable")
+        indptr = np.zeros(len(names) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(a, minlength=len(names)), out=indptr[1:])
+        starts = np.zeros(len(names), dtype=np.int64)
+        if names:
+            np.cumsum([len(n) + 1 for n in names[:-1]], out=starts[1:])
+        return {
+            "author_text": _bytes_array("\n".join(names).encode("utf-8", "surrogatepass")),
+            "author_starts": starts,  # in characters of the decoded text
+            "author_indptr": indptr,
+            "author_docs": docs[order],
+        }
+
+
+def catalogue_arrays(papers: Sequence[Paper]) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The catalogue arrays of ``papers`` (in corpus order) and the area names they refer to."""
+    builder = CatalogueBuilder()
+    builder.add(catalogue_part(papers))
+    return builder.finish([p.id for p in papers], builder.raw_areas)
+
+
+def _bytes_array(data: bytes) -> np.ndarray:
+    return np.frombuffer(data, dtype=np.uint8)
 
 
 class FileBlob:

@@ -40,9 +40,10 @@ import re
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from retrieval.errors import CorpusError
 from retrieval.models import AREA_SEPARATOR, Paper, SkippedBlock
@@ -915,19 +916,84 @@ def _read_file(path: Path, display: str, headers: Sequence[str] = (HEADER,)) -> 
 # --------------------------------------------------------------------------------------------------
 
 
+def canonical_areas(spellings: Sequence[str], counts: Sequence[int]) -> dict[str, str]:
+    """area_key -> the most common display spelling (ties: the first seen).
+
+    Args:
+        spellings: Every distinct area as papers give it, in order of first appearance.
+        counts: How many papers give each.
+    """
+    groups: dict[str, list[str]] = {}
+    count = dict(zip(spellings, counts, strict=True))
+    order = {s: i for i, s in enumerate(spellings)}
+    for spelling in spellings:
+        if spelling:
+            groups.setdefault(area_key(spelling), []).append(spelling)
+    return {key: min(group, key=lambda s: (-count[s], order[s])) for key, group in groups.items()}
+
+
 def _canonical_areas(records: Sequence[_Record]) -> dict[str, str]:
-    """area_key -> the most common display spelling (ties: first seen)."""
-    counts: dict[str, Counter[str]] = {}
-    first_seen: dict[str, int] = {}
-    for index, record in enumerate(records):
-        if not record.area:
-            continue
-        key = area_key(record.area)
-        counts.setdefault(key, Counter())[record.area] += 1
-        first_seen.setdefault(record.area, index)
-    return {
-        key: min(spellings, key=lambda s: (-spellings[s], first_seen[s])) for key, spellings in counts.items()
-    }
+    """area_key -> the most common display spelling of ``records`` (ties: first seen)."""
+    counts = Counter(r.area for r in records)
+    return canonical_areas(list(counts), list(counts.values()))  # a Counter keeps first-seen order
+
+
+def read_file(path: Path, display: str, headers: Sequence[str] = (HEADER,)) -> _FileResult:
+    """One file's records (with their content digests) and what was skipped; never raises."""
+    try:
+        result = _read_file(path, display, headers)
+    except Exception as exc:  # a parser bug must not take the whole corpus down; report it
+        logger.exception("unexpected error while parsing %s", display)
+        result = _FileResult([], [SkippedBlock(display, 1, f"file: could not be parsed ({exc!r})")])
+    for record in result.records:
+        record.digest = content_digest(record.authors, record.abstract)
+    return result
+
+
+class Dedup:
+    """Which records are kept: the first with a content digest, then the first with an explicit id,
+    in corpus order. Works on anything with ``digest``, ``explicit_id`` and ``source``."""
+
+    def __init__(self) -> None:
+        self.by_digest: dict[bytes, Any] = {}
+        self.by_explicit: dict[str, Any] = {}
+        self.dropped: list[tuple[Any, Any, bool]] = []  # (duplicate, first, same content)
+        self.content: list[bytes] = []  # digests of the kept records without an explicit id
+
+    def keep(self, record: Any) -> bool:
+        first = self.by_digest.get(record.digest)
+        if first is not None:
+            self.dropped.append((record, first, True))
+            return False
+        if record.explicit_id is not None:
+            first = self.by_explicit.get(record.explicit_id)
+            if first is not None:
+                self.dropped.append((record, first, False))
+                return False
+            self.by_explicit[record.explicit_id] = record
+        else:
+            self.content.append(record.digest)
+        self.by_digest[record.digest] = record
+        return True
+
+    def ids(self) -> dict[bytes, str]:
+        """Content digest -> id, for the kept records without an explicit id."""
+        return dict(zip(self.content, short_ids(self.content, reserved=self.by_explicit), strict=True))
+
+    def details(self, id_of: Callable[[Any], str]) -> tuple[str, ...]:
+        """One line per dropped duplicate."""
+        return tuple(
+            f"{dup.source}: {'duplicate of' if same else 'duplicate id'} {id_of(first)} "
+            f"(first seen {first.source})"
+            for dup, first, same in self.dropped
+        )
+
+
+def title_of(record: _Record) -> str:
+    """A record's display title: its own (LaTeX made readable), else one derived from the abstract."""
+    if record.title:
+        return " ".join(latex_to_display(record.title).split()) or derive_title(record.abstract)
+    return derive_title(record.abstract)
 
 
 def load_corpus(path: str | os.PathLike[str], headers: Sequence[str] = (HEADER,)) -> Corpus:
@@ -946,50 +1012,22 @@ def load_corpus(path: str | os.PathLike[str], headers: Sequence[str] = (HEADER,)
             (the message lists the first reasons).
     """
     started = time.perf_counter()
-    files, ignored = _scan(path)
-    displays = [_display_path(f) for f in files]
+    files, ignored, displays = scan(path)
     records: list[_Record] = []
     skipped: list[SkippedBlock] = []
     cp1252: list[str] = []
     for file, display in zip(files, displays, strict=True):
-        try:
-            result = _read_file(file, display, headers)
-        except Exception as exc:  # a parser bug must not take the whole corpus down; report it
-            logger.exception("unexpected error while parsing %s", display)
-            result = _FileResult([], [SkippedBlock(display, 1, f"file: could not be parsed ({exc!r})")])
+        result = read_file(file, display, headers)
         records.extend(result.records)
         skipped.extend(result.skipped)
         if result.cp1252:
             cp1252.append(display)
 
-    kept: list[_Record] = []
-    by_digest: dict[bytes, _Record] = {}
-    by_explicit: dict[str, _Record] = {}
-    dropped: list[tuple[_Record, _Record, bool]] = []  # (duplicate, first, same content)
-    for record in records:
-        record.digest = content_digest(record.authors, record.abstract)
-        first = by_digest.get(record.digest)
-        if first is not None:
-            dropped.append((record, first, True))
-            continue
-        if record.explicit_id is not None:
-            first = by_explicit.get(record.explicit_id)
-            if first is not None:
-                dropped.append((record, first, False))
-                continue
-            by_explicit[record.explicit_id] = record
-        by_digest[record.digest] = record
-        kept.append(record)
-
+    dedup = Dedup()
+    kept = [record for record in records if dedup.keep(record)]
     if not kept:
-        shown = "; ".join(str(s) for s in skipped[:5])
-        more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
-        reason = f": {shown}{more}" if skipped else ""
-        raise CorpusError(f"no paper could be loaded from {path}{reason}")
-
-    content = [r for r in kept if r.explicit_id is None]
-    digests = [r.digest for r in content]
-    ids = dict(zip(digests, short_ids(digests, reserved=by_explicit), strict=True))
+        raise no_paper_error(path, skipped)
+    ids = dedup.ids()
 
     def id_of(record: _Record) -> str:
         return record.explicit_id if record.explicit_id is not None else ids[record.digest]
@@ -997,15 +1035,11 @@ def load_corpus(path: str | os.PathLike[str], headers: Sequence[str] = (HEADER,)
     areas = _canonical_areas(kept)
     papers = []
     for record in kept:
-        if record.title:
-            title = " ".join(latex_to_display(record.title).split()) or derive_title(record.abstract)
-        else:
-            title = derive_title(record.abstract)
         area = areas.get(area_key(record.area), record.area) if record.area else ""
         papers.append(
             Paper(
                 id=id_of(record),
-                title=title,
+                title=title_of(record),
                 authors=record.authors,
                 et_al=record.et_al,
                 area=area,
@@ -1014,25 +1048,39 @@ def load_corpus(path: str | os.PathLike[str], headers: Sequence[str] = (HEADER,)
                 source=record.source,
             )
         )
-    details = tuple(
-        f"{dup.source}: {'duplicate of' if same else 'duplicate id'} {id_of(first)} "
-        f"(first seen {first.source})"
-        for dup, first, same in dropped
-    )
     logger.info(
         "loaded %d papers from %d file(s) in %.2fs (%d duplicates, %d skipped)",
         len(papers),
         len(files),
         time.perf_counter() - started,
-        len(dropped),
+        len(dedup.dropped),
         len(skipped),
     )
     return Corpus(
         papers=tuple(papers),
         files=tuple(displays),
-        duplicates=len(dropped),
-        duplicate_details=details,
+        duplicates=len(dedup.dropped),
+        duplicate_details=dedup.details(id_of),
         skipped=tuple(skipped),
         cp1252_files=tuple(cp1252),
         ignored_files=tuple(_display_path(f) for f in ignored),
     )
+
+
+def no_paper_error(path: str | os.PathLike[str], skipped: Sequence[SkippedBlock]) -> CorpusError:
+    """The error for a corpus from which no paper could be loaded (the first reasons listed)."""
+    shown = "; ".join(str(s) for s in skipped[:5])
+    more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
+    reason = f": {shown}{more}" if skipped else ""
+    return CorpusError(f"no paper could be loaded from {path}{reason}")
+
+
+def display_path(p: Path) -> str:
+    """How a corpus file is named in reports: relative to the working directory when inside it."""
+    return _display_path(p)
+
+
+def scan(path: str | os.PathLike[str]) -> tuple[list[Path], list[Path], list[str]]:
+    """``(corpus files, ignored files, display paths of the corpus files)``; see :func:`corpus_files`."""
+    files, ignored = _scan(path)
+    return files, ignored, [_display_path(f) for f in files]

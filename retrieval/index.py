@@ -30,7 +30,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -467,14 +467,37 @@ def _alive(pid: int) -> bool:
     return True
 
 
+class _Spilled:
+    """An array (uint8) that is the content of a file, copied into the cache file without reading it
+    into memory."""
+
+    def __init__(self, path: Path, nbytes: int) -> None:
+        self.path = path
+        self.nbytes = nbytes
+        self.size = nbytes
+        self.dtype = np.dtype(np.uint8)
+
+
 def _save(index: Index, path: Path, meta: dict[str, Any]) -> None:
+    """Write an index's cache file (see :func:`_save_arrays`)."""
+    _save_arrays(index.arrays(), index.terms, path, meta)
+
+
+def _save_arrays(arrays: dict[str, Any], terms: list[str], path: Path, meta: dict[str, Any]) -> None:
     """Write the cache atomically: a temp file in the same folder (its name holds our pid, so a
     sweep can tell a live writer's file from debris), then os.replace."""
-    arrays = index.arrays()
-    arrays["terms"] = np.frombuffer("\n".join(index.terms).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    arrays = dict(arrays)
+    arrays["terms"] = np.frombuffer("\n".join(terms).encode("utf-8", "surrogatepass"), dtype=np.uint8)
     sections: dict[str, dict[str, Any]] = {}
     offset = 0
     for name, arr in arrays.items():
+        if isinstance(arr, _Spilled):
+            crc = None
+            if arr.nbytes <= _CRC_MAX_BYTES:
+                crc = zlib.crc32(arr.path.read_bytes())
+            sections[name] = {"offset": offset, "dtype": "|u1", "count": arr.nbytes, "crc": crc}
+            offset += -(-arr.nbytes // _ALIGN) * _ALIGN
+            continue
         arr = np.ascontiguousarray(arr)
         arrays[name] = arr
         nbytes = int(arr.nbytes)
@@ -499,7 +522,16 @@ def _save(index: Index, path: Path, meta: dict[str, Any]) -> None:
             fh.write(raw)
             fh.write(b"\0" * (data_start - _PREFIX - len(raw)))
             for arr in arrays.values():
-                fh.write(memoryview(arr).cast("B"))
+                if isinstance(arr, _Spilled):
+                    with arr.path.open("rb") as src:
+                        copied = 0
+                        while block := src.read(16 << 20):
+                            fh.write(block)
+                            copied += len(block)
+                    if copied != arr.nbytes:
+                        raise OSError(f"{arr.path} holds {copied} bytes, {arr.nbytes} expected")
+                else:
+                    fh.write(memoryview(arr).cast("B"))
                 pad = -int(arr.nbytes) % _ALIGN
                 if pad:
                     fh.write(b"\0" * pad)
@@ -682,7 +714,7 @@ def open_index(
     Raises:
         CorpusError: The corpus cannot be read (missing, empty, nothing parseable).
     """
-    from retrieval.corpus import HEADER, corpus_files, load_corpus
+    from retrieval.corpus import HEADER, corpus_files
 
     params = params or BM25Params()
     headers = tuple(h.strip() for h in headers if h.strip() and h.strip() != HEADER)
@@ -705,42 +737,10 @@ def open_index(
 
     stats = _file_stats(files)  # before reading: a write during the build makes the cache stale
     fingerprint = corpus_fingerprint(files, params, headers)
-    corpus = load_corpus(path, headers=(HEADER, *headers))
-    _report_progress(progress, "parse", 1, 1)
-    index = build_index(corpus.papers, params, progress=progress, fingerprint=fingerprint)
-    corpus_meta = {
-        "files": list(corpus.files),
-        "duplicates": corpus.duplicates,
-        "duplicate_details": list(corpus.duplicate_details),
-        "skipped": [[s.path, s.line, s.reason] for s in corpus.skipped],
-        "cp1252_files": list(corpus.cp1252_files),
-        "ignored_files": list(corpus.ignored_files),
-    }
-    skipped = tuple(corpus.skipped)
-    del corpus  # the papers live on in the index's catalogue arrays
-    meta = {
-        "fingerprint": fingerprint,
-        "settings": _settings_key(params, headers),
-        "files_stat": stats,
-        "tokenizer": TOKENIZER_VERSION,
-        "params": params.key(),
-        "avgdl": index.avgdl,
-        "built_at": index.built_at,
-        "build_seconds": index.build_seconds,
-        "corpus": corpus_meta,
-        "areas": index.catalogue.area_names,
-    }
-    extra: dict[str, object] = {"cache": str(cache_file)}
-    try:
-        _save(index, cache_file, meta)
-    except OSError as exc:
-        log.warning("could not save the index cache to %s: %s", cache_file, exc)
-        extra["cache"] = None
-    else:
-        try:  # serve from the file just written: memory-mapped, off the Python heap
-            index = _load(cache_file, files, params, check_current=False)[0]
-        except _BadCache as exc:  # pragma: no cover - the file was just written
-            log.warning("index cache %s cannot be read back (%s); serving the built index", cache_file, exc)
+    index, corpus_meta, skipped, extra = _build_and_save(
+        path, files, params, cache_file, fingerprint=fingerprint, stats=stats, progress=progress,
+        started=started, headers=headers,
+    )  # fmt: skip
     report = _report(
         index,
         previous,
@@ -799,6 +799,110 @@ def open_cache_file(
         found = index.fingerprint[:12]
         raise ValueError(f"the index file {cache_file} now holds another build (fingerprint {found}…)")
     return index, _cached_report(index, meta, previous, cache_file, started)
+
+
+#: A corpus up to this size keeps its tokens during the build, so that one of up to
+#: RANK_BM25_MAX_DOCS papers gets its statistics from a real rank-bm25 model.
+_MODEL_TOKENS_MAX_BYTES = 64 << 20
+
+
+def _build_and_save(
+    path: Path,
+    files: Sequence[Path],
+    params: BM25Params,
+    cache_file: Path,
+    *,
+    fingerprint: str,
+    stats: list[list[Any]],
+    progress: Progress | None,
+    started: float,
+    headers: Sequence[str] = (),
+) -> tuple[Index, dict[str, Any], tuple[SkippedBlock, ...], dict[str, object]]:
+    """Build the index of a corpus file by file (see :func:`retrieval.build.build_corpus`), write
+    its cache file and serve it from there. The papers' text goes to a temp file beside the cache as
+    it is read, so a big corpus's text is never held in memory."""
+    from retrieval.build import build_corpus
+    from retrieval.corpus import HEADER
+
+    spill_path: Path | None = None
+    spill: BinaryIO | None = None
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        prefix = f"{cache_file.name}.{os.getpid()}."
+        fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=cache_file.parent)
+        spill_path, spill = Path(name), os.fdopen(fd, "wb")
+    except OSError:
+        spill = None  # an unwritable cache folder: the text stays in memory
+    try:
+        keep_tokens = sum(f.stat().st_size for f in files) <= _MODEL_TOKENS_MAX_BYTES
+        built = build_corpus(path, (HEADER, *headers), spill=spill, keep_tokens=keep_tokens,
+                             progress=progress)  # fmt: skip
+        if spill is not None:
+            spill.close()
+        read_seconds = time.perf_counter() - started
+        n = len(built.merged.doc_len)
+        _report_progress(progress, "tokenize", n, n)
+        if n > RANK_BM25_MAX_DOCS:
+            built.merged.docs_tokens = None
+        _report_progress(progress, "index", 1, 5)
+        core_arrays, avgdl = _core_arrays(built.merged, params)
+        terms = built.merged.terms
+        _report_progress(progress, "index", 4, 5)
+        corpus_meta = {
+            "files": list(built.files),
+            "duplicates": built.duplicates,
+            "duplicate_details": list(built.duplicate_details),
+            "skipped": [[s.path, s.line, s.reason] for s in built.skipped],
+            "cp1252_files": list(built.cp1252_files),
+            "ignored_files": list(built.ignored_files),
+        }
+        built_at = time.time()
+        meta = {
+            "fingerprint": fingerprint,
+            "settings": _settings_key(params, headers),
+            "files_stat": stats,
+            "tokenizer": TOKENIZER_VERSION,
+            "params": params.key(),
+            "avgdl": avgdl,
+            "built_at": built_at,
+            "build_seconds": time.perf_counter() - started,
+            "corpus": corpus_meta,
+            "areas": built.area_names,
+        }
+        arrays: dict[str, Any] = {**core_arrays, **built.catalogue}
+        arrays_seconds = time.perf_counter() - started - read_seconds
+        if spill_path is not None:
+            arrays["paper_text"] = _Spilled(spill_path, built.text_bytes)
+        extra: dict[str, object] = {"cache": str(cache_file)}
+        index: Index | None = None
+        try:
+            _save_arrays(arrays, terms, cache_file, meta)
+        except OSError as exc:
+            log.warning("could not save the index cache to %s: %s", cache_file, exc)
+            extra["cache"] = None
+        else:
+            try:  # serve from the file just written: memory-mapped, off the Python heap
+                index = _load(cache_file, files, params, check_current=False)[0]
+            except _BadCache as exc:  # pragma: no cover - the file was just written
+                log.warning("index cache %s cannot be read back (%s); serving the built index",
+                            cache_file, exc)  # fmt: skip
+        if index is None:
+            if spill_path is not None:
+                arrays["paper_text"] = np.fromfile(spill_path, dtype=np.uint8)
+            core = Postings(params=params, terms=terms, arrays=arrays, avgdl=avgdl)
+            index = Index(core=core, catalogue=Catalogue(arrays, built.area_names), fingerprint=fingerprint,
+                          built_at=built_at, build_seconds=meta["build_seconds"])  # fmt: skip
+        _report_progress(progress, "index", 5, 5)
+        total = time.perf_counter() - started
+        log.info("built the index of %d papers in %.1f s: read and tokenized %.1f s, arrays %.1f s, "
+                 "saved and opened %.1f s", n, total, read_seconds, arrays_seconds,
+                 total - read_seconds - arrays_seconds)  # fmt: skip
+        return index, corpus_meta, built.skipped, extra
+    finally:
+        if spill is not None and not spill.closed:
+            spill.close()
+        if spill_path is not None:
+            spill_path.unlink(missing_ok=True)
 
 
 def id_diff(

@@ -108,6 +108,7 @@ _PLAIN_WORD_RE = re.compile(_PLAIN_WORD)
 # scans every abstract with it).
 _ASCII_PART = r"[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*"
 _ASCII_WORD_RE = re.compile(rf"{_ASCII_PART}(?:-{_ASCII_PART})*", re.ASCII)
+_ASCII_BYTES_WORD_RE = re.compile(_ASCII_WORD_RE.pattern.encode())
 # Text without these reads the same with the plain pattern.
 _SPECIAL_RE = re.compile(f"[{_MARKS}{_INVISIBLE}\u2019\u2018]")
 _WORD_RE = re.compile(_WORD)
@@ -119,6 +120,7 @@ _HYPHEN_RE = re.compile(r"[-\u2010\u2011]")
 _FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 _stemmer = Stemmer.Stemmer("english")
+_stemmer.maxCacheSize = 0  # stem() memoises; PyStemmer's own cache costs ~6x on mostly new words
 # PyStemmer objects keep internal state per call; serialise the (rare) cache misses.
 _stem_lock = threading.Lock()
 _STEM_CACHE: dict[str, str] = {}
@@ -287,11 +289,11 @@ _JOINERS = bytes(45 if chr(c) in "'-" else (97 if chr(c).isalnum() else 32) for 
 
 
 def surface_keys(text: str) -> list[str | bytes]:
-    """The surface words of ``text`` (as :func:`surface_words` finds them), as memo keys: for ASCII
-    text, ``bytes`` found without the regex (a split at the characters that are not word characters,
-    when every ``'`` and ``-`` of the text joins two letters or digits, so each run of word
-    characters is one word); otherwise the ``str`` words of :func:`surface_words`. Decode a bytes key
-    (ASCII) to get the word.
+    """The surface words of ``text`` (as :func:`surface_words` finds them) as memo keys for
+    :func:`analyze_word`: for ASCII text, the words lowercased as ``bytes`` (ASCII case does not
+    change a word's tokens), found without the regex when every ``'`` and ``-`` of the text joins
+    two letters or digits (then each run of word characters is one word); for other text, the
+    ``str`` words of :func:`surface_words`. Decode a bytes key (ASCII) to get the word.
 
     Args:
         text: Any text.
@@ -303,11 +305,11 @@ def surface_keys(text: str) -> list[str | bytes]:
         return surface_words(text)  # type: ignore[return-value]
     if "\\" in text:
         text = _LATEX_RE.sub(" ", text)
-    raw = text.encode("ascii")
+    raw = text.encode("ascii").lower()
     if b"'" in raw or b"-" in raw:
         shape = raw.translate(_JOINERS)
         if b" -" in shape or b"- " in shape or b"--" in shape or shape[:1] == b"-" or shape[-1:] == b"-":
-            return _ASCII_WORD_RE.findall(text)  # type: ignore[return-value]
+            return _ASCII_BYTES_WORD_RE.findall(raw)  # type: ignore[return-value]
     return raw.translate(_KEEP_WORD_CHARS).split()  # type: ignore[return-value]
 
 

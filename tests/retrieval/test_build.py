@@ -3,6 +3,11 @@ words, and the arrays are those of a plain one-pass build from paper_tokens, wha
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -10,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import retrieval.build as build_module
 from retrieval.corpus import load_corpus
-from retrieval.index import build_index, paper_tokens
+from retrieval.index import build_index, open_index, paper_tokens
 from retrieval.models import Paper
 from retrieval.tokenize import analyze_document, surface_keys, surface_words
 
@@ -24,6 +30,12 @@ def decoded(keys):
     return [k.decode("ascii") if isinstance(k, bytes) else k for k in keys]
 
 
+def words_of(text):
+    """What surface_keys gives, as str: the tokenizer's words, lowercased in ASCII text."""
+    words = surface_words(text)
+    return [w.lower() for w in words] if text.isascii() else words
+
+
 def corpus_fields(papers):
     for p in papers:
         yield p.title
@@ -32,7 +44,7 @@ def corpus_fields(papers):
 
 def test_surface_keys_read_the_words_of_the_bundled_corpus(seed_papers):
     for text in corpus_fields(seed_papers):
-        assert decoded(surface_keys(text)) == surface_words(text)
+        assert decoded(surface_keys(text)) == words_of(text)
 
 
 @pytest.mark.skipif(not ICLR.exists(), reason="the ICLR corpus is not on this machine")
@@ -41,7 +53,7 @@ def test_surface_keys_read_the_words_of_the_iclr_abstracts():
     fast = 0
     for text in corpus_fields(papers):
         keys = surface_keys(text)
-        assert decoded(keys) == surface_words(text)
+        assert decoded(keys) == words_of(text)
         fast += bool(keys) and isinstance(keys[0], bytes)
     assert fast > len(papers)  # the fast path is the common one, not the fallback
 
@@ -53,7 +65,7 @@ ASCII_NOISE = st.lists(st.sampled_from(PIECES)).map("".join)
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(st.text(), ASCII_NOISE))
 def test_surface_keys_read_the_words_of_any_text(text):
-    assert decoded(surface_keys(text)) == surface_words(text)
+    assert decoded(surface_keys(text)) == words_of(text)
 
 
 def reference_arrays(papers):
@@ -124,3 +136,125 @@ def test_idf_is_rank_bm25s_whatever_the_chunk_size(synth_papers):
     computed = build_index(papers, use_rank_bm25=False, chunk_docs=333)
     assert model.terms == computed.terms
     assert np.array_equal(model.idf, computed.idf) and model.avgdl == computed.avgdl
+
+
+# -- a corpus read file by file (open_index), in this process and in worker processes ------------
+
+
+def write_corpus_with_duplicates(folder: Path) -> Path:
+    """The bundled corpus plus: a file repeating papers of another (cross-file duplicates), a
+    Windows-1252 file with a duplicate inside it and an area spelled another way, a JSON Lines file
+    with explicit ids (one repeated) and titles, and a file that is not read."""
+    folder.mkdir()
+    seed = sorted((ROOT / "data" / "corpus").glob("*.txt"))
+    for f in seed:
+        (folder / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    blocks = seed[0].read_text(encoding="utf-8").split("\n\n")
+    (folder / "zz_repeats.txt").write_text("\n\n".join(blocks[1:7]) + "\n", encoding="utf-8")
+    paper = "ML - Theory\n\nJosé Núñez, B. Smith\n\nWe study café models, prove risk bounds. It holds.\n"
+    other = "ml theory\n\nA B\n\nAnother café paper with enough words to read as prose. It ends here.\n"
+    (folder / "cp.txt").write_text(paper + "\n" + paper + "\n" + other, encoding="cp1252")
+    (folder / "recs.jsonl").write_text(
+        '{"id": "X-1", "title": "A $\\\\alpha$-Title", "abstract": "Flow-matching policies.", "area": "RL"}\n'
+        '{"id": "X-1", "abstract": "Another abstract, same id."}\n'
+        '{"abstract": "No id, no title: a derived one. It is fine."}\n',
+        encoding="utf-8",
+    )
+    (folder / "notes.md").write_text("not a corpus file")
+    return folder
+
+
+def assert_open_index_equals_load_and_build(folder: Path, cache: Path) -> None:
+    index, report = open_index(folder, cache_dir=cache)
+    corpus = load_corpus(folder)
+    reference = build_index(corpus.papers)
+    assert index.terms == reference.terms
+    got, want = index.arrays(), reference.arrays()
+    assert got.keys() == want.keys()
+    for name in want:
+        assert got[name].dtype == want[name].dtype and np.array_equal(got[name], want[name]), name
+    assert index.catalogue.area_names == reference.catalogue.area_names
+    assert list(index.papers) == list(corpus.papers)
+    assert report.duplicates == corpus.duplicates == 4
+    assert report.duplicate_details == corpus.duplicate_details
+    assert report.skipped == corpus.skipped
+    assert report.cp1252_files == corpus.cp1252_files and report.ignored_files == corpus.ignored_files
+
+
+def test_open_index_builds_what_load_corpus_and_build_index_give(tmp_path, caplog):
+    folder = write_corpus_with_duplicates(tmp_path / "corpus")
+    assert_open_index_equals_load_and_build(folder, tmp_path / "cache")
+    assert any("read as Windows-1252" in r.getMessage() for r in caplog.records)
+
+
+def test_worker_processes_build_the_same_index(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_BYTES", 0)
+    calls = []
+    real = build_module.ProcessPoolExecutor
+
+    def pool(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build_module, "ProcessPoolExecutor", pool)
+    folder = write_corpus_with_duplicates(tmp_path / "corpus")
+    assert_open_index_equals_load_and_build(folder, tmp_path / "cache")
+    assert calls and calls[0]["max_workers"] >= 1  # the workers did run
+    # a warning logged in a worker is logged here too
+    assert any("read as Windows-1252" in r.getMessage() for r in caplog.records)
+
+
+def test_paper_text_is_spilled_to_a_temp_file_not_held(tmp_path, monkeypatch):
+    folder = write_corpus_with_duplicates(tmp_path / "corpus")
+    seen = {}
+    real = build_module.build_corpus
+
+    def spy(*args, **kwargs):
+        seen["spill"] = kwargs.get("spill")
+        built = real(*args, **kwargs)
+        seen["in_memory"] = "paper_text" in built.catalogue
+        return built
+
+    monkeypatch.setattr(build_module, "build_corpus", spy)
+    index, _ = open_index(folder, cache_dir=tmp_path / "cache")
+    assert seen["spill"] is not None and not seen["in_memory"]
+    assert not list((tmp_path / "cache").glob("*.tmp"))  # the spill file is gone
+    assert index.get(index.papers[0].id) == index.papers[0]
+
+
+PARENT = """
+import multiprocessing, os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from retrieval.build import _worker_start
+if __name__ == "__main__":
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_worker_start, initargs=(os.getpid(),))
+    print(pool.submit(os.getpid).result(), flush=True)
+    pool.submit(time.sleep, 120)
+    time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_a_build_worker_dies_with_its_parent(tmp_path):
+    script = tmp_path / "parent.py"
+    script.write_text(PARENT)
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        worker = int(parent.stdout.readline())
+        os.kill(worker, 0)  # alive
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(worker, signal.SIGKILL)
+            pytest.fail("the worker outlived its parent")
+    finally:
+        if parent.poll() is None:
+            parent.kill()
