@@ -10,7 +10,9 @@ SQLite commits with ``synchronous=FULL`` in WAL mode, PostgreSQL with ``fsync`` 
 ``synchronous_commit`` on (its defaults).
 
 Printed: saves/s from 1, 2 and 4 processes, each with 50 concurrent users saving (each user's saves
-one after another), then for a list of ``--items`` items: the first, middle and last page, the
+one after another, through ``Store.save_paper``, the call /save and the Save buttons make), with the
+mean number of saves per commit (saves of different users arriving together share one transaction:
+bot/store/batch.py), then for a list of ``--items`` items: the first, middle and last page, the
 user's lists, saved ids, exports and a reconcile.
 """
 
@@ -75,12 +77,14 @@ async def worker(target: str, first: int, count: int) -> None:
     start = time.time()
     await asyncio.gather(*(user(u) for u in range(USERS)))
     end = time.time()
+    commits, _ = getattr(store, "save_batches", (0, 0))
     await store.close()
-    print(f"done {start} {end} {per_user * USERS}", flush=True)
+    print(f"done {start} {end} {per_user * USERS} {commits or per_user * USERS}", flush=True)
 
 
-def throughput(target: str, processes: int, saves: int) -> float:
-    """Durable saves/s of ``processes`` processes saving ``saves`` papers each, all at once."""
+def throughput(target: str, processes: int, saves: int) -> tuple[float, float]:
+    """Durable saves/s of ``processes`` processes saving ``saves`` papers each, all at once, and the
+    mean saves per commit (group commit, bot/store/batch.py)."""
     children = [
         subprocess.Popen(
             [sys.executable, __file__, "--worker", target, str(n * 10_000_000), str(saves)],
@@ -99,11 +103,11 @@ def throughput(target: str, processes: int, saves: int) -> float:
     spans = []
     for child in children:
         out, _ = child.communicate(timeout=600)
-        _, start, end, done = out.split()
-        spans.append((float(start), float(end), int(done)))
+        _, start, end, done, commits = out.split()
+        spans.append((float(start), float(end), int(done), int(commits)))
         assert child.returncode == 0
     total = sum(s[2] for s in spans)
-    return total / (max(s[1] for s in spans) - min(s[0] for s in spans))
+    return total / (max(s[1] for s in spans) - min(s[0] for s in spans)), total / sum(s[3] for s in spans)
 
 
 # --------------------------------------------------------------------------------- a big list
@@ -226,11 +230,11 @@ def main() -> None:
         if "postgres" in backends:
             makers["postgres"] = stack.enter_context(postgres(args.url))
         rates = {b: [throughput(makers[b](), n, args.saves) for n in PROCESSES] for b in backends}
-        print(f"\n{'durable saves/s':<44}" + "".join(f"{b:>12}" for b in backends))
+        print(f"\n{'durable saves/s (saves per commit)':<44}" + "".join(f"{b:>16}" for b in backends))
         for k, n in enumerate(PROCESSES):
             print(
                 f"  {n} process{'es' if n > 1 else '':<2} x {USERS} users{'':<22}"
-                + "".join(f"{rates[b][k]:>12,.0f}" for b in backends)
+                + "".join(f"{rates[b][k][0]:>9,.0f} ({rates[b][k][1]:>4.1f})" for b in backends)
             )
         reads = {b: asyncio.run(big_list(makers[b](), args.items)) for b in backends}
         print(f"\n{f'a list of {args.items:,} items (ms)':<44}" + "".join(f"{b:>12}" for b in backends))

@@ -40,15 +40,8 @@ from bot.store.base import IndexLock
 from bot.store.batch import SaveBatcher, SaveRequest
 from bot.store.errors import DatabaseError, DatabaseUnavailableError, StoreError
 from bot.store.migrations import load as load_migrations
-from bot.store.records import (
-    DEFAULT_LIST,
-    SaveResult,
-    check_user,
-    list_key,
-    normalize_list_name,
-    normalize_note,
-)
-from bot.store.sql import SNAPSHOT_UPSERT, SqlStore, Tx, now, snapshot_values
+from bot.store.records import SaveResult
+from bot.store.sql import SNAPSHOT_UPSERT, SqlStore, Tx, now
 from retrieval.models import Paper
 
 log = logging.getLogger("bot.store")
@@ -424,12 +417,15 @@ class PostgresStore(SqlStore):
         """:meth:`bot.store.Store.save_paper`, group-committed: saves of different users made at the
         same time share one transaction (bot/store/batch.py). The same rules as the portable version
         in bot/store/sql.py, which the SQLite driver runs."""
-        uid = check_user(user_id)
-        name = DEFAULT_LIST if list_name is None else normalize_list_name(list_name)
-        clean_note = None if note is None else normalize_note(note)
-        request = SaveRequest(uid, paper, name, list_key(name), clean_note, snapshot_values(paper))
+        request = self._save_request(user_id, paper, list_name, note)
         result = await self._batcher.save(request)
-        log.debug("user %d saved %s in list %r (created=%s)", uid, paper.id, result.list_name, result.created)
+        log.debug(
+            "user %d saved %s in list %r (created=%s)",
+            request.user_id,
+            paper.id,
+            result.list_name,
+            result.created,
+        )
         return result
 
     async def _save_batch(self, batch: Sequence[SaveRequest]) -> list[SaveResult | BaseException]:

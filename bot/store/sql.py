@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
 from bot.store.base import CorpusLookup, Store
+from bot.store.batch import SaveRequest
 from bot.store.errors import (
     ClubLimitError,
     InvalidListNameError,
@@ -295,6 +296,12 @@ class SqlStore(Store):
         # a paper outside it (a stale Paper object) must not mark the snapshot as in the corpus.
         self._corpus_ids: set[str] | None = None
 
+    @property
+    def save_batches(self) -> tuple[int, int]:
+        """``(transactions, saves)`` group commit has written so far (bench/store.py prints the ratio)."""
+        batcher = getattr(self, "_batcher", None)
+        return (0, 0) if batcher is None else (batcher.batches, batcher.saves)
+
     @abc.abstractmethod
     async def _run(
         self,
@@ -380,47 +387,65 @@ class SqlStore(Store):
     async def save_paper(
         self, user_id: int, paper: Paper, list_name: str | None = None, note: str | None = None
     ) -> SaveResult:
+        request = self._save_request(user_id, paper, list_name, note)
+
+        async def op(tx: Tx) -> SaveResult:
+            return await self._save_one(tx, request)
+
+        result = await self._run(op, write=True, user=request.user_id)
+        log.debug(
+            "user %d saved %s in list %r (created=%s)",
+            request.user_id,
+            paper.id,
+            result.list_name,
+            result.created,
+        )
+        return result
+
+    @staticmethod
+    def _save_request(
+        user_id: int, paper: Paper, list_name: str | None = None, note: str | None = None
+    ) -> SaveRequest:
+        """Validate a save's arguments (raising at once, before any queue or transaction)."""
         uid = check_user(user_id)
         name = DEFAULT_LIST if list_name is None else normalize_list_name(list_name)
         clean_note = None if note is None else normalize_note(note)
-        snapshot = snapshot_values(paper)
+        return SaveRequest(uid, paper, name, list_key(name), clean_note, snapshot_values(paper))
 
-        async def op(tx: Tx) -> SaveResult:
-            list_id, display, list_created = await self._get_or_create_list(tx, uid, name)
-            await tx.lock_papers([paper.id])
-            # Read after the lock: a reconcile running meanwhile has committed (and set the ids) by now.
-            in_corpus = self._corpus_ids is None or paper.id in self._corpus_ids
-            moment = now()
-            await tx.execute(SNAPSHOT_UPSERT, *snapshot, moment, moment, int(in_corpus))
-            created = (
-                await tx.execute(
-                    "INSERT INTO saved (list_id, paper_id, user_id, note, saved_at) VALUES (?, ?, ?, ?, ?) "
-                    "ON CONFLICT (list_id, paper_id) DO NOTHING",
-                    list_id,
-                    paper.id,
-                    uid,
-                    clean_note or "",
-                    moment,
-                )
-                == 1
+    async def _save_one(self, tx: Tx, request: SaveRequest) -> SaveResult:
+        """One save inside the caller's write transaction (under a lock covering its user)."""
+        uid, paper, clean_note = request.user_id, request.paper, request.note
+        list_id, display, list_created = await self._get_or_create_list(tx, uid, request.name)
+        await tx.lock_papers([paper.id])
+        # Read after the lock: a reconcile running meanwhile has committed (and set the ids) by now.
+        in_corpus = self._corpus_ids is None or paper.id in self._corpus_ids
+        moment = now()
+        await tx.execute(SNAPSHOT_UPSERT, *request.snapshot, moment, moment, int(in_corpus))
+        created = (
+            await tx.execute(
+                "INSERT INTO saved (list_id, paper_id, user_id, note, saved_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (list_id, paper_id) DO NOTHING",
+                list_id,
+                paper.id,
+                uid,
+                clean_note or "",
+                moment,
             )
-            if created:
-                # Counting after the insert, under the user's write lock, cannot race another saver.
-                if await self._count_saved(tx, uid) > self.max_saved_per_user:
-                    raise self._saved_limit_error()
-            elif clean_note is not None:
-                await tx.execute(
-                    "UPDATE saved SET note = ? WHERE user_id = ? AND list_id = ? AND paper_id = ?",
-                    clean_note,
-                    uid,
-                    list_id,
-                    paper.id,
-                )
-            return SaveResult(created=created, list_name=display, list_created=list_created)
-
-        result = await self._run(op, write=True, user=uid)
-        log.debug("user %d saved %s in list %r (created=%s)", uid, paper.id, result.list_name, result.created)
-        return result
+            == 1
+        )
+        if created:
+            # Counting after the insert, under the user's write lock, cannot race another saver.
+            if await self._count_saved(tx, uid) > self.max_saved_per_user:
+                raise self._saved_limit_error()
+        elif clean_note is not None:
+            await tx.execute(
+                "UPDATE saved SET note = ? WHERE user_id = ? AND list_id = ? AND paper_id = ?",
+                clean_note,
+                uid,
+                list_id,
+                paper.id,
+            )
+        return SaveResult(created=created, list_name=display, list_created=list_created)
 
     async def unsave_paper(self, user_id: int, paper_id: str, list_name: str | None = None) -> int:
         uid = check_user(user_id)
