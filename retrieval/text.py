@@ -1264,7 +1264,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-TITLE_RULES_VERSION = "titles-2026.5"
+TITLE_RULES_VERSION = "titles-2026.6"
 
 # A title is found in the opening of an abstract, and a name only in the sentences around its
 # contribution statements ("we propose ...", "this paper introduces ..."): every scan below runs
@@ -1365,14 +1365,20 @@ _T_STATEMENT = _LazyRe(
     r"theoretically) )?(?P<v>propos|introduc|present|develop|design|devis|build|construct|creat|contribut|"
     r"releas|stud(?:y|ie)|investigat|show|demonstrat|analy[sz]|explor|address|tackl|consider|examin|"
     r"revisit|formulat|establish|provid|offer|deriv|prov|identif(?:y|ie)|leverag|focus(?:e)?(?:s)? on|"
-    r"put(?:s)? forward|characteri[sz]|unveil|curat|collect)(?:e?s|e)?(?=[\s:,])[\s:]*"
+    r"put(?:s)? forward|characteri[sz]|unveil|curat|collect|pioneer)(?:e?s|e)?(?=[\s:,])[\s:]*"
 )
 _T_SUBJECTS = ("paper ", "work ", "study ", "article ")
 # verbs after which a Capitalised phrase followed by "," ":" "(" is the name being introduced
 _T_INTRO_VERBS = frozenset(
     "propos introduc present develop design devis build construct creat contribut releas curat "
-    "collect".split()
+    "collect pioneer".split()
 )
+
+
+def _t_compound_adjective(token: str) -> bool:
+    """``LLM-based``, ``GNN-driven``, ``ViT-free``: a word about something else, not a name."""
+    tail = token.rsplit("-", 1)[-1] if "-" in token else ""
+    return len(tail) >= 3 and tail.isalpha() and tail.islower()
 
 
 def _t_sites(
@@ -1409,6 +1415,10 @@ def _t_sites(
             if n is not None:
                 named.append((n.group("n"), n.start("n")))
         else:  # "our method, FLATTEN", "our novel algorithm, REValueD", "the resulting framework VQGraph"
+            n = _T_NAME_AT.match(head, end)  # "our LLM-CXR", "our KW-Design method"
+            if n is not None and n.group("n") not in _T_GENERIC and not _t_compound_adjective(n.group("n")):
+                named.append((n.group("n"), n.start("n")))
+                continue
             first = lower.find(" ", end, end + 20)
             second = lower.find(" ", first + 1, first + 20) if first != -1 else -1
             for a, b in ((end, first), (first + 1, second)):
@@ -1485,14 +1495,23 @@ def _t_candidates(
         if token is None:
             continue
         after = _T_ACRONYM_AFTER.match(head, start + len(token))
-        if after and _long_form(after.group(1), token):  # "Video Diffusion Transformer (VDT)": VDT
+        if after is None:  # "named Physics guided Neural Network for Air Quality Prediction (AirPhyNet)"
+            paren = head.find(" (", start + len(token), start + len(token) + 80)
+            if paren != -1 and ". " not in head[start + len(token) : paren]:
+                after = _T_ACRONYM_AFTER.match(head, paren)
+        if after:  # "Video Diffusion Transformer (VDT)": VDT; "Learnable Spherical Patch Fields (DeepSPF)"
             token, start = after.group(1), after.start(1)
         found.append((token, start))
         bonus[token] = max(bonus.get(token, 0), 10)
     if "://" in head:  # a project page ending in the name (github.com/x/FreeReg)
         for m in _T_URL_NAME.finditer(head):
             token = m.group(1).removesuffix(".git")
-            if token in _T_STOP_NAME or not any(c.isupper() for c in token):
+            if not any(c.isupper() for c in token):  # github.com/x/ovor: the text's OVOR
+                at = lower.find(" " + token.lower())
+                if at == -1 or head[at + 1 : at + 1 + len(token)].islower():
+                    continue
+                token = head[at + 1 : at + 1 + len(token)]
+            if token in _T_STOP_NAME:
                 continue
             at = head.find(token)
             if at == -1:
@@ -1512,7 +1531,7 @@ def _t_candidates(
         if start and (head[start - 1].isalnum() or head[start - 1] in "-\\"):
             continue  # inside a word, or a LaTeX command
         token = word.rstrip("-*").removesuffix("'s")
-        if len(token) < 3 or token in _T_GENERIC:
+        if len(token) < 3 or token in _T_GENERIC or _t_compound_adjective(token):
             continue
         end = start + len(token)
         if head[end : end + 1] in ("'", "’") and head[end + 1 : end + 2].isalnum():
@@ -1590,6 +1609,19 @@ def _t_first_sentence(head: str) -> str:
     return _t_clip(head[:end] if end != -1 else _t_window(head, 0), 14)
 
 
+# words that say what kind of thing a contribution is, not what it is about ("a data-driven approach")
+_T_GENERIC_WORDS = _T_SMALL | frozenset(
+    "approach approaches method methods framework frameworks model models algorithm algorithms technique "
+    "techniques strategy strategies scheme system module setting settings problem problems task tasks "
+    "way new novel simple general effective efficient more challenging practical key recent".split()
+)
+
+
+def _t_says_something(words: list[str]) -> bool:
+    """At least two words of the phrase say what it is about."""
+    return sum(w.lower().strip(",;:()") not in _T_GENERIC_WORDS for w in words) >= 2
+
+
 def _t_description(head: str, name: str | None, at: int, statements: list[tuple[int, int, str]]) -> str:
     """What the paper contributes, as a short phrase: the long form of the name's acronym, else the
     appositive after the name ("X, a ..."), else the object of the first contribution statement
@@ -1607,7 +1639,12 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
             rest = after[m.end() :]
             phrase = _t_clip(rest[_T_LEAD.match(rest).end() :])
             words = phrase.split()  # not "X, which ...": a clause, not a description
-            if len(words) >= 2 and words[0].lower() not in _T_BREAK_WORDS and not phrase.count("$") % 2:
+            if (
+                len(words) >= 2
+                and words[0].lower() not in _T_BREAK_WORDS
+                and not phrase.count("$") % 2
+                and _t_says_something(words)
+            ):
                 return _capitalize(phrase)
     for _, j, _verb in statements:
         phrase = _t_clip(_t_window(head, _T_LEAD.match(head, j).end()))
@@ -1616,7 +1653,7 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
         words = phrase.split()
         first = words[0].lower() if words else ""
         pointer = first in _T_ANAPHORA or first in _T_BREAK_WORDS  # "this gap", "which ..."
-        if len(words) >= 2 and not pointer and not phrase.count("$") % 2:
+        if len(words) >= 2 and not pointer and not phrase.count("$") % 2 and _t_says_something(words):
             return _capitalize(phrase)
     return _capitalize(_t_first_sentence(head))
 

@@ -120,6 +120,29 @@ def test_rules(abstract, title):
             "finds backdoor inputs.",
             "BaDExpert",
         ),
+        # an acronym in parentheses after a named phrase (with lowercase words in it) is the name
+        (
+            "Air quality is hard to forecast. This paper presents a novel approach named Physics guided "
+            "Neural Network for Air Quality Prediction (AirPhyNet). It uses diffusion physics.",
+            "AirPhyNet",
+        ),
+        # any introducing verb, also "pioneer"
+        (
+            "Dynamic scenes are hard. In this work, we pioneer Semantic Flow, a neural semantic "
+            "representation of dynamic scenes.",
+            "Semantic Flow",
+        ),
+        # "our X" with a name-like X
+        (
+            "Radiology reports are long. We show that our LLM-CXR trained this way aligns images and text.",
+            "LLM-CXR",
+        ),
+        # a project page in lowercase names what the text spells with capitals
+        (
+            "Class-incremental learning forgets. We regularise decision boundaries with virtual outliers. "
+            "OVOR needs no replay buffer. Code: https://github.com/x/ovor.",
+            "OVOR",
+        ),
         # a named method beats the background acronym it modifies ("an effective PTQ method called X")
         ("PTQ is popular. PTQ fails on lidar. We propose an effective PTQ method called LiDAR-PTQ, which "
          "works for 3D detection.", "LiDAR-PTQ"),
@@ -156,6 +179,20 @@ def test_a_clause_after_the_name_is_not_its_description():
         title = derive_title(abstract)
         assert title.startswith("Alpagasus"), title
         assert "which" not in title.lower(), title
+
+
+def test_a_statement_that_only_names_a_kind_of_thing_is_passed_over():
+    # "a data-driven approach" says what kind of thing, not what about: the next statement does
+    title = derive_title(
+        "Quantum kernels are hard to design. We propose a data-driven approach. We then design quantum "
+        "kernels for molecules with neural architecture search."
+    )
+    assert title.startswith("Quantum kernels for molecules"), title
+
+
+def test_a_compound_adjective_is_not_a_name():
+    title = derive_title("Graphs are hard. We show that our LLM-based approach finds good molecules quickly.")
+    assert not title.startswith("LLM-based:"), title
 
 
 def test_common_field_acronyms_are_not_taken_for_the_name():
