@@ -9,7 +9,6 @@ per-paper Python work (Hit, matched terms, snippet) happens only for the k hits 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -22,7 +21,7 @@ from retrieval.models import Hit, Paper, SearchResults, Snippet
 from retrieval.postings import Postings
 from retrieval.query import ParsedQuery, QueryWord, parse_query
 from retrieval.text import split_sentences, strip_markup
-from retrieval.tokenize import iter_words, match_spans, tokenize
+from retrieval.tokenize import analyze_word, iter_words, match_spans, surface_words, tokenize
 
 __all__ = ["MAX_K", "SNIPPET_LIMIT", "match_counts", "rank", "search", "similar", "snippet_spans"]
 
@@ -250,25 +249,42 @@ def _idf(core: Postings | None, term: str) -> float:
     return math.log((len(core) + 1) / max(len(core.term_docs(term)), 1))
 
 
-_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+#: Snowball's exceptional forms whose stem is not the word's opening (dying -> die, lying -> lie,
+#: tying -> tie): the extra text a word with that stem holds.
+_EXTRA_CORES = {"die": ("dy",), "lie": ("ly",), "tie": ("ty",)}
 
 
-def _found(sentence: str, stems: set[str]) -> set[str]:
-    """The query tokens a sentence holds: ``stems & set(tokenize(sentence))``.
+def stem_cores(stems: Iterable[str]) -> tuple[str, ...] | None:
+    """What an ASCII word must contain, lowercased and without hyphens, for one of its tokens to be
+    one of ``stems``: each stem but its last character (Snowball changes at most the final letter it
+    keeps: study -> studi; apostrophes stay in tokens; hyphen parts are joined or split), plus the
+    openings of Snowball's exceptional forms. None when a stem is not ASCII (no shortcut then)."""
+    cores: list[str] = []
+    for stem in stems:
+        if not stem.isascii():
+            return None
+        cores.append(stem[:-1])
+        cores.extend(_EXTRA_CORES.get(stem, ()))
+    return tuple(dict.fromkeys(cores))
 
-    Tokenizing every sentence of every hit is most of a snippet's cost, so an ASCII sentence is first
-    checked for the stems' cores: lowercased, with everything but letters and digits removed, an
-    ASCII word's tokens (stemmed, hyphen parts joined or not) start with all but the last character
-    of the stem (Snowball changes at most the final letter it keeps: study -> studi). A sentence
-    holding no core cannot hold the token, so it is not tokenized.
+
+def _found(sentence: str, stems: set[str], cores: tuple[str, ...] | None) -> set[str]:
+    """The query tokens a sentence holds: exactly ``stems & set(tokenize(sentence))``.
+
+    Analysing (stemming) every word of every hit is most of a snippet's cost, so in ASCII text only
+    the words holding one of the stems' ``cores`` (:func:`stem_cores`) are analysed: a word without
+    one cannot yield the token, and a sentence without any is skipped whole.
     """
-    if sentence.isascii():
-        squashed = _NOT_ALNUM.sub("", sentence.lower())
-        if not any(stem[:-1] in squashed for stem in stems if stem.isascii()) and all(
-            stem.isascii() for stem in stems
-        ):
-            return set()
-    return stems.intersection(tokenize(sentence))
+    if cores is None or not sentence.isascii():
+        return stems.intersection(tokenize(sentence))
+    if not any(core in sentence.lower().replace("-", "") for core in cores):
+        return set()
+    out: set[str] = set()
+    for word in surface_words(sentence):  # the words tokenize() reads, in order
+        low = word.lower().replace("-", "")
+        if any(core in low for core in cores):
+            out.update(stems.intersection(analyze_word(word)[0]))
+    return out
 
 
 def snippet_spans(
@@ -295,7 +311,8 @@ def snippet_spans(
     if not spans:
         return Snippet(text="", sentences=(), matches=())
     # Score sentences with the fast tokenizer; locate words (slower) only in the chosen ones.
-    found = [_found(text[a:b], stems) for a, b in spans] if stems else [set() for _ in spans]
+    cores = stem_cores(stems)
+    found = [_found(text[a:b], stems, cores) for a, b in spans] if stems else [set() for _ in spans]
     weights = {t: _idf(index, t) for t in stems}
     scored = [(sum(weights[t] for t in f), i, f) for i, f in enumerate(found)]
     best = max(scored, key=lambda s: (s[0], -s[1]))
@@ -320,5 +337,5 @@ def snippet_spans(
     for i in chosen:
         if found[i]:
             a, b = spans[i]
-            matches.extend((a + x, a + y) for x, y, _ in match_spans(text[a:b], stems))
+            matches.extend((a + x, a + y) for x, y, _ in match_spans(text[a:b], stems, cores))
     return Snippet(text=text, sentences=tuple(spans[i] for i in chosen), matches=tuple(matches))

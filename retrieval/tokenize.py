@@ -381,7 +381,9 @@ def iter_words(text: str) -> Iterator[WordTokens]:
         yield WordTokens(start, match.end(), surface.casefold(), index, part_spans)
 
 
-def match_spans(text: str, stems: set[str] | frozenset[str]) -> list[tuple[int, int, tuple[str, ...]]]:
+def match_spans(
+    text: str, stems: set[str] | frozenset[str], cores: tuple[str, ...] | None = None
+) -> list[tuple[int, int, tuple[str, ...]]]:
     """Spans of ``text`` whose tokens are in ``stems`` (for highlighting), in text order.
 
     A hyphenated word whose joined form matches is one span; otherwise each matching part is its
@@ -390,6 +392,8 @@ def match_spans(text: str, stems: set[str] | frozenset[str]) -> list[tuple[int, 
     Args:
         text: Any text (NFC).
         stems: Tokens to find.
+        cores: ``retrieval.search.stem_cores(stems)``: an ASCII word holding none of them
+            (lowercased, hyphens removed) cannot match, so it is not analysed (same result).
 
     Returns:
         ``(start, end, matched_tokens)`` triples.
@@ -400,6 +404,10 @@ def match_spans(text: str, stems: set[str] | frozenset[str]) -> list[tuple[int, 
         if match.group(1) is not None:
             continue
         raw = match.group(0)
+        if cores is not None and raw.isascii():
+            low = raw.lower().replace("-", "")
+            if not any(core in low for core in cores):
+                continue
         key = raw if raw.isascii() else _prepare(raw)
         tokens = cache.get(key)
         if tokens is None:
