@@ -28,7 +28,7 @@ import re
 import tempfile
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -74,7 +74,7 @@ IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 
 #: Version of the on-disk cache layout; part of the fingerprint.
-CACHE_FORMAT = "paperbot-index-8"
+CACHE_FORMAT = "paperbot-index-9"
 CACHE_SUFFIX = ".pbindex"
 _MAGIC = b"PAPERBOT-INDEX\n\0"
 _PREFIX = len(_MAGIC) + 16
@@ -120,8 +120,8 @@ class Index:
         # The hot reads, bound once.
         self.papers: PaperTable = catalogue.papers
         self.params: BM25Params = core.params
-        self.terms: list[str] = core.terms
-        self.vocab: dict[str, int] = core.vocab
+        self.terms: Sequence[str] = core.terms
+        self.vocab: Mapping[str, int] = core.vocab
         self.avgdl: float = core.avgdl
         self.idf: FloatArray = core.idf
         self.indptr = core.indptr
@@ -483,11 +483,12 @@ def _save(index: Index, path: Path, meta: dict[str, Any]) -> None:
     _save_arrays(index.arrays(), index.terms, path, meta)
 
 
-def _save_arrays(arrays: dict[str, Any], terms: list[str], path: Path, meta: dict[str, Any]) -> None:
+def _save_arrays(arrays: dict[str, Any], terms: Sequence[str], path: Path, meta: dict[str, Any]) -> None:
     """Write the cache atomically: a temp file in the same folder (its name holds our pid, so a
     sweep can tell a live writer's file from debris), then os.replace."""
     arrays = dict(arrays)
-    arrays["terms"] = np.frombuffer("\n".join(terms).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    if "vocab_hash" not in arrays:  # a build's arrays: add the vocabulary as stored (postings.Vocabulary)
+        arrays.update(postings_module.vocabulary_arrays(terms))
     sections: dict[str, dict[str, Any]] = {}
     offset = 0
     for name, arr in arrays.items():
@@ -622,14 +623,12 @@ def _load(
             ),
         }
         int(corpus_meta["duplicates"]), list(corpus_meta["files"]), list(corpus_meta["duplicate_details"])
-        text = str(arrays.pop("terms").data, "utf-8", "surrogatepass")
-        terms = text.split("\n") if text else []
         area_names = [str(a) for a in header["areas"]]
         missing = (set(postings_module.ARRAYS) | set(catalogue_module.ARRAYS)) - set(arrays)
         if missing:
             raise _BadCache(f"damaged (no {', '.join(sorted(missing))})")
-        _validate(arrays, len(terms), len(area_names))
-        core = Postings(params=params, terms=terms, arrays=arrays, avgdl=float(header["avgdl"]))
+        _validate(arrays, len(arrays["indptr"]) - 1, len(area_names))
+        core = Postings(params=params, arrays=arrays, avgdl=float(header["avgdl"]))
         index = Index(
             core=core,
             catalogue=Catalogue(arrays, area_names, FileBlob(path, text_start, len(arrays["paper_text"]))),
@@ -659,6 +658,9 @@ def _validate(a: dict[str, np.ndarray], n_terms: int, n_areas: int) -> None:
     need(n_docs > 0, "no papers")
     need(len(a["indptr"]) == n_terms + 1 and len(a["pos_indptr"]) == n_terms + 1, "vocabulary size")
     need(len(a["idf"]) == n_terms and len(a["baseline"]) == n_terms, "idf size")
+    table = a["vocab_hash"]
+    need(len(table) > n_terms and len(table) & (len(table) - 1) == 0, "vocabulary table size")
+    need(int(np.count_nonzero(table >= 0)) == n_terms and int(table.max(initial=-1)) < n_terms, "vocabulary")
     need(int(a["indptr"][0]) == 0 and int(a["indptr"][-1]) == len(a["post_docs"]), "postings size")
     need(len(a["post_tf"]) == len(a["post_docs"]), "frequencies size")
     need(bool(np.all(np.diff(a["indptr"]) >= 0)), "postings order")

@@ -27,7 +27,8 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections.abc import Iterable, Sequence
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -158,6 +159,9 @@ ARRAYS: dict[str, str] = {
     "doc_start": "i",
     "pos_indptr": "i",
     "positions": "i",
+    # The vocabulary (see :class:`Vocabulary`).
+    "terms": "u",
+    "vocab_hash": "i",
     # Dynamic pruning (see :func:`pruning_arrays`).
     "long_slot": "i",
     "long_bits": "u",
@@ -254,6 +258,132 @@ def pruning_arrays(
 
 
 # --------------------------------------------------------------------------------------------------
+# The vocabulary
+
+
+def _encode(term: str) -> bytes:
+    return term.encode("utf-8", "surrogatepass")
+
+
+def vocabulary_arrays(terms: Sequence[str]) -> dict[str, np.ndarray]:
+    """The vocabulary as stored: ``terms``, the terms' UTF-8 joined by newlines (term ids in order),
+    and ``vocab_hash``, an open-addressing table (linear probing, a power of two at least twice the
+    vocabulary) from ``crc32(term) & (size - 1)`` to the term id, -1 for an empty slot."""
+    encoded = [_encode(t) for t in terms]
+    blob = np.frombuffer(b"\n".join(encoded), dtype=np.uint8)
+    size = 1 << max(4, (2 * len(encoded)).bit_length())
+    mask = size - 1
+    table = [-1] * size
+    crc = zlib.crc32
+    for tid, raw in enumerate(encoded):
+        h = crc(raw) & mask
+        while table[h] >= 0:
+            h = (h + 1) & mask
+        table[h] = tid
+    return {"terms": blob, "vocab_hash": np.asarray(table, dtype=np.int32)}
+
+
+_MEMO_MAX = 65_536
+
+
+class Vocabulary(Mapping[str, int]):
+    """Term -> term id over the stored arrays (:func:`vocabulary_arrays`), without building a dict:
+    opening an index reads nothing per term (one pass over the blob finds where each term starts),
+    and a look-up is one CRC and about one probe."""
+
+    def __init__(self, blob: npt.NDArray[np.uint8], table: npt.NDArray[np.int32], n_terms: int) -> None:
+        self._bytes = memoryview(blob).cast("B") if len(blob) else memoryview(b"")
+        self._table = memoryview(np.ascontiguousarray(table, dtype="<i4")).cast("B").cast("i")
+        self._mask = len(table) - 1
+        self._memo: dict[str, int | None] = {}  # recent look-ups (a query's terms recur per hit)
+        ends = np.flatnonzero(blob == 10)
+        if len(ends) != max(n_terms - 1, 0):
+            raise ValueError(f"{len(ends) + 1 if len(blob) or n_terms else 0} terms stored for {n_terms}")
+        starts = np.empty(n_terms + 1, dtype=np.int64)
+        if n_terms:
+            starts[0] = 0
+            starts[1:-1] = ends + 1
+            starts[-1] = len(blob) + 1  # as if the blob ended with a newline
+        else:
+            starts[0] = 0
+        self._starts = memoryview(starts).cast("B").cast("q")
+        self._n = n_terms
+
+    def id_of(self, term: str) -> int | None:
+        """The term's id, or None."""
+        memo = self._memo
+        if term in memo:
+            return memo[term]
+        raw = _encode(term)
+        table, mask, starts, data = self._table, self._mask, self._starts, self._bytes
+        h = zlib.crc32(raw) & mask
+        while True:
+            tid = table[h]
+            if tid < 0:
+                found = None
+                break
+            if data[starts[tid] : starts[tid + 1] - 1] == raw:
+                found = tid
+                break
+            h = (h + 1) & mask
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        memo[term] = found
+        return found
+
+    def term(self, tid: int) -> str:
+        """The term with id ``tid``."""
+        if not 0 <= tid < self._n:
+            raise IndexError(tid)
+        raw = self._bytes[self._starts[tid] : self._starts[tid + 1] - 1]
+        return str(raw, "utf-8", "surrogatepass")
+
+    def get(self, term: object, default: int | None = None) -> int | None:  # type: ignore[override]
+        tid = self.id_of(term) if isinstance(term, str) else None
+        return default if tid is None else tid
+
+    def __getitem__(self, term: str) -> int:
+        tid = self.id_of(term) if isinstance(term, str) else None
+        if tid is None:
+            raise KeyError(term)
+        return tid
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and self.id_of(term) is not None
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[str]:
+        return (self.term(i) for i in range(self._n))
+
+
+class Terms(Sequence[str]):
+    """The vocabulary by term id (``terms[tid]``), decoded on access."""
+
+    def __init__(self, vocab: Vocabulary) -> None:
+        self._vocab = vocab
+
+    def __len__(self) -> int:
+        return len(self._vocab)
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN204
+        if isinstance(i, slice):
+            return [self._vocab.term(j) for j in range(*i.indices(len(self)))]
+        return self._vocab.term(i + len(self) if i < 0 else i)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._vocab)
+
+    def __eq__(self, other: object) -> bool:  # like the list of terms it stands for
+        if isinstance(other, Terms | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+# --------------------------------------------------------------------------------------------------
 # The compiled kernel (optional: numba)
 
 _compiled: Any = None  # retrieval._compiled once imported and compiled
@@ -331,17 +461,25 @@ class Postings:
 
     Args:
         params: The ranking parameters the impacts were computed with.
-        terms: The vocabulary, by term id.
+        terms: The vocabulary, by term id, when ``arrays`` does not hold it yet (a build); None
+            when it does (a cache file).
         arrays: The arrays of :data:`ARRAYS` (numpy arrays or read-only memory maps).
         avgdl: rank-bm25's average document length.
     """
 
     def __init__(
-        self, *, params: BM25Params, terms: list[str], arrays: dict[str, np.ndarray], avgdl: float
+        self,
+        *,
+        params: BM25Params,
+        terms: Sequence[str] | None = None,
+        arrays: dict[str, np.ndarray],
+        avgdl: float,
     ) -> None:
         self.params = params
-        self.terms = terms
-        self.vocab: dict[str, int] = {t: i for i, t in enumerate(terms)}
+        if terms is not None:
+            arrays = {**arrays, **vocabulary_arrays(terms)}
+        self.vocab = Vocabulary(arrays["terms"], arrays["vocab_hash"], len(arrays["indptr"]) - 1)
+        self.terms = Terms(self.vocab)
         self.avgdl = avgdl
         for name in ARRAYS:
             if arrays[name].flags.writeable:
@@ -490,11 +628,13 @@ class Postings:
         """
         if words is None:
             words = [(t,) for t in dict.fromkeys(terms)]
-        vocab = self.vocab
-        ids = [i for i in (vocab.get(t) for t in terms) if i is not None]
+        words = [tuple(w) for w in words]
+        get = self.vocab.get
+        found = {t: get(t) for t in dict.fromkeys([*terms, *(t for w in words for t in w)])}
+        ids = [i for i in (found[t] for t in terms) if i is not None]
         word_ids = []
         for word in words:
-            group = tuple(dict.fromkeys(i for i in (vocab.get(t) for t in word) if i is not None))
+            group = tuple(dict.fromkeys(i for i in (found[t] for t in word) if i is not None))
             if group:
                 word_ids.append(group)
         distinct = list(dict.fromkeys(ids))
