@@ -284,6 +284,7 @@ def vocabulary_arrays(terms: Sequence[str]) -> dict[str, np.ndarray]:
 
 
 _MEMO_MAX = 65_536
+_UNSEEN = object()
 
 
 class Vocabulary(Mapping[str, int]):
@@ -312,8 +313,9 @@ class Vocabulary(Mapping[str, int]):
     def id_of(self, term: str) -> int | None:
         """The term's id, or None."""
         memo = self._memo
-        if term in memo:
-            return memo[term]
+        known = memo.get(term, _UNSEEN)  # one get: another thread may clear the memo meanwhile
+        if known is not _UNSEEN:
+            return known  # type: ignore[return-value]
         raw = _encode(term)
         table, mask, starts, data = self._table, self._mask, self._starts, self._bytes
         h = zlib.crc32(raw) & mask
