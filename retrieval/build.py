@@ -55,9 +55,9 @@ class TokenChunk:
     stream_len: np.ndarray  # int64 per doc: its phrase tokens and the two gaps
     post_df: np.ndarray  # int64 per term: docs holding it
     post_docs: np.ndarray  # int32, grouped by term (ascending), docs ascending within a term
-    post_tf: np.ndarray  # int64 term frequency per posting
+    post_tf: np.ndarray  # uint16 (uint32 if needed) term frequency per posting
     pos_count: np.ndarray  # int64 per term: its phrase positions
-    positions: np.ndarray  # int64 stream positions, grouped by term, ascending within a term
+    positions: np.ndarray  # int32 stream positions, grouped by term, ascending within a term
     tokens: np.ndarray | None = None  # int32 index tokens of every doc in order (when asked for)
 
 
@@ -130,7 +130,8 @@ class ChunkTokenizer:
             self._learn(missing)
         if len(words) < 2:
             return np.asarray([self._surface[w] for w in words], dtype=np.int64)
-        return np.asarray(operator.itemgetter(*words)(self._surface), dtype=np.int64)
+        found = array("q", operator.itemgetter(*words)(self._surface))  # a C loop, unlike np.asarray
+        return np.frombuffer(found, dtype=np.int64)
 
     def chunk(self, docs: Iterable[tuple[str, str]], *, keep_tokens: bool = False) -> TokenChunk:
         """Tokenize ``(title, abstract)`` pairs: what :func:`retrieval.index.paper_tokens` gives for
@@ -176,11 +177,12 @@ class ChunkTokenizer:
         post_terms = keys // max(n_docs, 1)
         post_docs = (keys - post_terms * max(n_docs, 1)).astype(np.int32)
         post_df = np.bincount(post_terms, minlength=n_terms).astype(np.int64)
+        tf_dtype = np.uint16 if int(tf.max(initial=0)) < 2**16 else np.uint32
         del keys, post_terms
         gap = raw_stream < 0
         local_stream = np.where(gap, -1, lut[np.where(gap, 0, raw_stream)])
         order = np.argsort(local_stream, kind="stable")  # gaps (-1) first, then by term, positions ascending
-        positions = order[int(np.count_nonzero(gap)) :].astype(np.int64)
+        positions = order[int(np.count_nonzero(gap)) :].astype(np.int32 if len(order) < 2**31 else np.int64)
         pos_count = np.bincount(local_stream[~gap], minlength=n_terms).astype(np.int64)
         return TokenChunk(
             terms=terms,
@@ -188,7 +190,7 @@ class ChunkTokenizer:
             stream_len=stream_len,
             post_df=post_df,
             post_docs=post_docs,
-            post_tf=tf.astype(np.int64),
+            post_tf=tf.astype(tf_dtype),
             pos_count=pos_count,
             positions=positions,
             tokens=local.astype(np.int32) if keep_tokens else None,
@@ -199,10 +201,9 @@ class ChunkTokenizer:
 class _Part:
     ids: np.ndarray  # global id of each of the chunk's terms
     post_df: np.ndarray
-    post_docs: np.ndarray | None  # global doc ids
-    post_tf: np.ndarray | None
     pos_count: np.ndarray
-    positions: np.ndarray | None  # global stream positions
+    # global doc ids, frequencies, global stream positions: in memory, or where they are in the spill
+    big: list[np.ndarray] | list[tuple[int, np.dtype, int]]
 
 
 @dataclass(slots=True)
@@ -224,7 +225,11 @@ class Merged:
 class Merger:
     """Merges :class:`TokenChunk` s, given in corpus order, into the index arrays."""
 
-    def __init__(self, *, keep_tokens: bool = False) -> None:
+    def __init__(self, *, keep_tokens: bool = False, spill: BinaryIO | None = None) -> None:
+        """``spill``: a binary file (read/write) the chunks' postings and positions wait in until
+        :meth:`finish`, instead of memory."""
+        self._spill = spill
+        self._spilled = 0
         self._vocab: dict[str, int] = {}
         self._parts: list[_Part] = []
         self._doc_len: list[np.ndarray] = []
@@ -242,11 +247,17 @@ class Merger:
         vocab = self._vocab
         add = vocab.setdefault
         ids = np.asarray([add(t, len(vocab)) for t in chunk.terms], dtype=np.int64)
-        positions = chunk.positions + self._n_stream
-        self._parts.append(
-            _Part(ids, chunk.post_df, (chunk.post_docs + self._n_docs).astype(np.int32), chunk.post_tf,
-                  chunk.pos_count, positions)  # fmt: skip
-        )
+        end = self._n_stream + int(chunk.stream_len.sum())
+        positions = chunk.positions.astype(np.int32 if end < 2**31 else np.int64) + self._n_stream
+        big = [(chunk.post_docs + self._n_docs).astype(np.int32), chunk.post_tf, positions]
+        if self._spill is not None:
+            where = []
+            for arr in big:
+                self._spill.write(memoryview(np.ascontiguousarray(arr)).cast("B"))
+                where.append((self._spilled, arr.dtype, len(arr)))
+                self._spilled += arr.nbytes
+            big = where  # type: ignore[assignment]
+        self._parts.append(_Part(ids, chunk.post_df, chunk.pos_count, big))
         if len(chunk.post_tf):
             self._max_tf = max(self._max_tf, int(chunk.post_tf.max()))
         if self._tokens is not None:
@@ -257,6 +268,11 @@ class Merger:
         self._stream_len.append(chunk.stream_len)
         self._n_docs += len(chunk.doc_len)
         self._n_stream += int(chunk.stream_len.sum())
+
+    def _big(self, part: _Part) -> list[np.ndarray]:
+        if self._spill is None:
+            return part.big  # type: ignore[return-value]
+        return [_read_spilled(self._spill, offset, dtype, count) for offset, dtype, count in part.big]  # type: ignore[misc]
 
     def finish(self) -> Merged:
         """The merged arrays (the chunks' parts are released as they are copied in)."""
@@ -278,13 +294,17 @@ class Merger:
         positions = np.empty(int(pos_indptr[-1]), dtype=pos_dtype)
         post_cursor = indptr[:-1].copy()
         pos_cursor = pos_indptr[:-1].copy()
+        if self._spill is not None:
+            self._spill.flush()
         for part in self._parts:
+            part_docs, part_tf, part_positions = self._big(part)
             dest = _destinations(post_cursor, part.ids, part.post_df)
-            post_docs[dest] = part.post_docs
-            post_tf[dest] = part.post_tf
+            post_docs[dest] = part_docs
+            post_tf[dest] = part_tf
             dest = _destinations(pos_cursor, part.ids, part.pos_count)
-            positions[dest] = part.positions
-            part.post_docs = part.post_tf = part.positions = None
+            positions[dest] = part_positions
+            part.big = []
+            del part_docs, part_tf, part_positions, dest
         self._parts.clear()
         doc_len = np.concatenate(self._doc_len).astype(np.int64) if self._doc_len else np.zeros(0, np.int64)
         stream_len = np.concatenate(self._stream_len) if self._stream_len else np.zeros(0, np.int64)
@@ -299,6 +319,13 @@ class Merger:
             self._tokens = None
         return Merged(terms, df, indptr, post_docs, post_tf, doc_len, doc_start, pos_indptr, positions,
                       docs_tokens)  # fmt: skip
+
+
+def _read_spilled(spill: BinaryIO, offset: int, dtype: np.dtype, count: int) -> np.ndarray:
+    data = os.pread(spill.fileno(), count * dtype.itemsize, offset)
+    if len(data) != count * dtype.itemsize:
+        raise OSError("the build's spill file is shorter than what was written to it")
+    return np.frombuffer(data, dtype=dtype)
 
 
 def _destinations(cursor: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -343,7 +370,7 @@ def _cumsum0(values: np.ndarray) -> np.ndarray:
 PARALLEL_MIN_BYTES = 8 << 20
 MAX_WORKERS = 2
 #: Papers per token chunk (any size gives the same index).
-CHUNK_DOCS = 20_000
+CHUNK_DOCS = 10_000
 
 
 @dataclass(slots=True)
@@ -461,6 +488,7 @@ def build_corpus(
     headers: Sequence[str],
     *,
     spill: BinaryIO | None = None,
+    postings_spill: BinaryIO | None = None,
     keep_tokens: bool = False,
     workers: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
@@ -473,6 +501,7 @@ def build_corpus(
         path: A corpus file or folder.
         headers: Header lines of the plain-text format.
         spill: A binary file the papers' text is written to as it is read (instead of memory).
+        postings_spill: A binary file (read/write) the chunks' postings wait in (see :class:`Merger`).
         keep_tokens: Keep every doc's tokens (for a rank-bm25 model).
         workers: Worker processes (default: one per core, at most :data:`MAX_WORKERS`, when the
             corpus has :data:`PARALLEL_MIN_BYTES` in two or more files; else none).
@@ -490,16 +519,17 @@ def build_corpus(
         workers = min(os.cpu_count() or 1, MAX_WORKERS) if big else 0
     try:
         builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, displays, headers, spill, keep_tokens, workers, progress, chunk_docs
+            files, displays, headers, spill, postings_spill, keep_tokens, workers, progress, chunk_docs
         )
     except BrokenProcessPool as exc:
         # e.g. a script without an ``if __name__ == "__main__"`` guard (spawn re-runs it)
         log.warning("the index build's worker processes failed (%s); building in this process", exc)
-        if spill is not None:
-            spill.seek(0)
-            spill.truncate()
+        for fh in (spill, postings_spill):
+            if fh is not None:
+                fh.seek(0)
+                fh.truncate()
         builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, displays, headers, spill, keep_tokens, 0, progress, chunk_docs
+            files, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs
         )
     if not kept:
         raise no_paper_error(path, skipped)
@@ -533,6 +563,7 @@ def _read_files(
     displays: Sequence[str],
     headers: Sequence[str],
     spill: BinaryIO | None,
+    postings_spill: BinaryIO | None,
     keep_tokens: bool,
     workers: int,
     progress: Callable[[str, int, int], None] | None,
@@ -558,7 +589,7 @@ def _read_files(
         return done
 
     builder = CatalogueBuilder(spill)
-    merger = Merger(keep_tokens=keep_tokens)
+    merger = Merger(keep_tokens=keep_tokens, spill=postings_spill)
     dedup = Dedup()
     kept: list[RecordKey] = []
     skipped: list[SkippedBlock] = []

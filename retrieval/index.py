@@ -828,19 +828,24 @@ def _build_and_save(
 
     spill_path: Path | None = None
     spill: BinaryIO | None = None
+    postings_path: Path | None = None
+    postings: BinaryIO | None = None
     try:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         prefix = f"{cache_file.name}.{os.getpid()}."
         fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=cache_file.parent)
         spill_path, spill = Path(name), os.fdopen(fd, "wb")
+        fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=cache_file.parent)
+        postings_path, postings = Path(name), os.fdopen(fd, "w+b")
     except OSError:
-        spill = None  # an unwritable cache folder: the text stays in memory
+        pass  # an unwritable cache folder: the text and postings stay in memory
     try:
         keep_tokens = sum(f.stat().st_size for f in files) <= _MODEL_TOKENS_MAX_BYTES
-        built = build_corpus(path, (HEADER, *headers), spill=spill, keep_tokens=keep_tokens,
-                             progress=progress)  # fmt: skip
-        if spill is not None:
-            spill.close()
+        built = build_corpus(path, (HEADER, *headers), spill=spill, postings_spill=postings,
+                             keep_tokens=keep_tokens, progress=progress)  # fmt: skip
+        for fh in (spill, postings):
+            if fh is not None:
+                fh.close()
         read_seconds = time.perf_counter() - started
         n = len(built.merged.doc_len)
         _report_progress(progress, "tokenize", n, n)
@@ -901,10 +906,11 @@ def _build_and_save(
                  total - read_seconds - arrays_seconds)  # fmt: skip
         return index, corpus_meta, built.skipped, extra
     finally:
-        if spill is not None and not spill.closed:
-            spill.close()
-        if spill_path is not None:
-            spill_path.unlink(missing_ok=True)
+        for fh, fh_path in ((spill, spill_path), (postings, postings_path)):
+            if fh is not None and not fh.closed:
+                fh.close()
+            if fh_path is not None:
+                fh_path.unlink(missing_ok=True)
 
 
 def id_diff(
