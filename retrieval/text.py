@@ -1264,7 +1264,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-TITLE_RULES_VERSION = "titles-2026.6"
+TITLE_RULES_VERSION = "titles-2026.7"
 
 # A title is found in the opening of an abstract, and a name only in the sentences around its
 # contribution statements ("we propose ...", "this paper introduces ..."): every scan below runs
@@ -1307,19 +1307,67 @@ _T_CUT = _LazyRe(
 )
 
 
+# words that take an object or a complement: one left at the end of a cut phrase dangles ("a setup
+# involving", "structures under", "and can therefore be")
+_T_AUXILIARIES = frozenset(
+    "has have had can could will would may might must should was were be been being".split()
+)
+_T_DANGLING = (
+    _T_SMALL
+    | _TRAILING_STOPWORDS
+    | _T_AUXILIARIES
+    | frozenset(
+        "involving including using leveraging utilizing exploiting combining incorporating integrating "
+        "requiring containing comprising yielding providing considering regarding concerning following "
+        "given such both each either whose who not also therefore thus through among without towards "
+        "toward against about upon during after before beyond like versus".split()
+    )
+)
+_T_ARTICLES = frozenset(("a", "an", "the"))
+# where an unfinished last phrase starts, when a cap (not a clause break) cut the text
+_T_OPENERS = (_T_SMALL - _T_ARTICLES) | _T_AUXILIARIES | frozenset(
+    "that which where whose who through among between under over within across without towards toward "
+    "against about upon during after before beyond than using based".split()
+)
+
+
+def _t_finish(parts: list[str], capped: bool) -> str:
+    """Join a cut phrase's words. No dangling last word; when a cap cut the text mid-phrase, the
+    unfinished last phrase (one word after its opener, or an article and one word: "... a
+    fundamental problem in social", "... through a binarized") is dropped, as long as four words
+    stay, unless a dangling word was that phrase. Only so short a phrase: a longer one's words are
+    often the real title's."""
+    kept = len(parts)
+    while len(parts) > 1 and parts[-1].lower().strip(",;:") in _T_DANGLING:
+        parts.pop()
+    if capped and len(parts) == kept:  # (a dangling word dropped was the unfinished phrase)
+        for i in range(len(parts) - 1, max(len(parts) - 4, 3), -1):
+            # "... problem in social", "... risks through a binarized"
+            if parts[i].lower() in _T_OPENERS and (
+                i >= len(parts) - 2 or parts[i + 1].lower() in _T_ARTICLES
+            ):
+                del parts[i:]
+                while len(parts) > 1 and parts[-1].lower().strip(",;:") in _T_DANGLING:
+                    parts.pop()
+                break
+    return " ".join(parts).strip(" ,;:-–—")
+
+
 def _t_clip(text: str, words: int = 12) -> str:
     """A phrase cut at its first clause break (after a few characters), at most ``words`` words, no
-    trailing small word."""
-    text = " ".join(text.split(None, words + 1)[: words + 1])  # the break is searched in these words only
+    dangling last word nor, when the word cap cut it, unfinished short last phrase."""
+    pieces = text.split(None, words + 1)
+    text = " ".join(pieces[: words + 1])  # the break is searched in these words only
     m = _T_CUT.search(text, min(len(text), 12))
     if m:
         text = text[: m.start()]
     if "(" in text or "[" in text:
         text = _PARENTHETICAL.sub("", text)
-    parts = text.split(None, words)[:words]
-    while parts and parts[-1].lower().strip(",") in _T_SMALL:
-        parts.pop()
-    return " ".join(parts).strip(" ,;:-–—")
+    # a label before an early colon ("principle: preference data vary ..."): what follows is the phrase
+    colon = text.find(": ", 0, 14)
+    if colon > 0 and " " not in text[:colon].strip():
+        text = text[colon + 2 :].lstrip("*_")  # (emphasis markers are dropped from titles anyway)
+    return _t_finish(text.split(None, words)[:words], capped=m is None and len(pieces) > words)
 
 
 _T_BREAK_WORDS = frozenset("which that where whereby while whereas who because since thereby".split())
@@ -1613,7 +1661,10 @@ def _t_first_sentence(head: str) -> str:
 _T_GENERIC_WORDS = _T_SMALL | frozenset(
     "approach approaches method methods framework frameworks model models algorithm algorithms technique "
     "techniques strategy strategies scheme system module setting settings problem problems task tasks "
-    "way new novel simple general effective efficient more challenging practical key recent".split()
+    "way new novel simple general effective efficient more challenging practical key recent "
+    "challenge challenges question questions issue issues limitation limitations gap gaps core main major "
+    "fundamental important critical central crucial open aspect aspects contribution contributions "
+    "direction directions two three several various different".split()
 )
 
 
@@ -1700,10 +1751,7 @@ def _derive(abstract: str) -> str:
     if "$" in title or "\\" in title:
         title = _capitalize(strip_markup(title))  # LaTeX as Unicode, on the few words kept only
     if len(title) > TITLE_LIMIT:
-        words = title[: TITLE_LIMIT + 1].split()[:-1]
-        while words and words[-1].lower() in _T_SMALL:
-            words.pop()
-        title = " ".join(words).rstrip(" ,;:-–—")
+        title = _t_finish(title[: TITLE_LIMIT + 1].split()[:-1], capped=True)
     return title if any(c.isalnum() for c in title) else ""
 
 

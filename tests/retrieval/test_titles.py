@@ -190,6 +190,57 @@ def test_a_statement_that_only_names_a_kind_of_thing_is_passed_over():
     assert title.startswith("Quantum kernels for molecules"), title
 
 
+def test_a_label_before_a_colon_does_not_make_a_second_colon():
+    # "we propose a new principle: X" -- the one-word label is dropped, the title has one colon
+    title = derive_title(
+        "Alignment assumes more data helps. Challenging this, we propose a new principle: *preference "
+        "data vary in difficulty, and hard examples hinder alignment*. Building on this principle, we "
+        "introduce *Selective DPO*, which filters out overly difficult examples."
+    )
+    assert title.count(":") <= 1, title
+    assert title.startswith("Selective DPO: Preference data vary in difficulty"), title
+
+
+def test_a_bare_generic_phrase_is_passed_over():
+    # "two core challenges" says only that there are challenges: the next statement is used
+    title = derive_title(
+        "Medical models lack clinical grounding. We address two core challenges: data and "
+        "evaluation. We propose rationale datasets for grounded tumor segmentation."
+    )
+    assert title.startswith("Rationale datasets for grounded tumor segmentation"), title
+
+
+@pytest.mark.parametrize(
+    "abstract, title",
+    [
+        # a participle or preposition left at the end by a cut takes an object that is not there
+        ("Reward hacking is known. We propose a controlled experimental setup involving: (i) an oracle "
+         "teacher and (ii) a student.", "Controlled experimental setup"),
+        ("Agents fail. This paper investigates: (1) What is the resilience of various system structures "
+         "(e.g., A$\\rightarrow$B$\\rightarrow$C, A$\\leftrightarrow$B$\\leftrightarrow$C) under faulty "
+         "agents, on different downstream tasks?", "What is the resilience of various system structures"),
+    ],
+)
+def test_a_cut_leaves_no_dangling_participle_or_preposition(abstract, title):
+    assert derive_title(abstract) == title
+
+
+@pytest.mark.parametrize(
+    "abstract, title",
+    [
+        # a first sentence cut by the length cap ends before its unfinished last phrase
+        ("Selecting representatives based on voters' preferences is a fundamental problem in social "
+         "choice theory. Voters cannot quantify affinity.",
+         "Selecting representatives based on voters' preferences is a fundamental problem"),
+        ("Multiplayer symmetric constant-sum games with more than two players in a competitive setting "
+         "are hard. Equilibria are not unique.",
+         "Multiplayer symmetric constant-sum games with more than two players"),
+    ],
+)
+def test_a_first_sentence_cut_by_the_cap_ends_at_a_finished_phrase(abstract, title):
+    assert derive_title(abstract) == title
+
+
 def test_a_compound_adjective_is_not_a_name():
     title = derive_title("Graphs are hard. We show that our LLM-based approach finds good molecules quickly.")
     assert not title.startswith("LLM-based:"), title
