@@ -3,7 +3,9 @@
 ``postgres_server`` (session): ``PAPERBOT_TEST_POSTGRES_URL`` when set (a server you run; it must allow
 ``CREATE DATABASE``); otherwise a throwaway cluster started here from the Debian binaries
 (``/usr/lib/postgresql/*/bin``: ``initdb`` and ``pg_ctl`` run as the ``postgres`` user when the tests
-run as root), on 127.0.0.1 at a free port, in a temporary folder, with password authentication.
+run as root), on 127.0.0.1 at a free port, in a temporary folder, with password authentication. A
+small reaper process stops that cluster and removes its folder if the test process dies without its
+teardown (``timeout``'s SIGTERM, SIGKILL), so a killed run never leaves a server behind.
 Without either, PostgreSQL tests skip with the reason; under ``CI=true`` such a skip fails the run.
 
 ``postgres_url`` (function): a fresh, empty database on that server for one test.
@@ -18,6 +20,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -50,6 +53,17 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+_REAPER = """\
+import shutil, subprocess, sys
+sys.stdin.buffer.read()  # returns at EOF: the process that started the cluster has ended
+folder, *stop = sys.argv[1:]
+try:
+    subprocess.run(stop, capture_output=True, timeout=120)
+finally:
+    shutil.rmtree(folder, ignore_errors=True)
+"""
+
+
 @dataclass
 class Cluster:
     """A throwaway PostgreSQL cluster this process started (stop/start it to test outages)."""
@@ -68,11 +82,25 @@ class Cluster:
     def url(self) -> str:
         return f"postgresql://postgres:{self.password}@127.0.0.1:{self.port}/postgres"
 
-    def _run(self, *argv: str, timeout: float = 120) -> None:
+    def command(self, *argv: str) -> list[str]:
         command = [str(self.bindir / argv[0]), *argv[1:]]
-        if self.as_postgres:
-            command = ["runuser", "-u", "postgres", "--", *command]
-        subprocess.run(command, check=True, capture_output=True, timeout=timeout, cwd=self.folder)
+        return ["runuser", "-u", "postgres", "--", *command] if self.as_postgres else command
+
+    def _run(self, *argv: str, timeout: float = 120) -> None:
+        subprocess.run(self.command(*argv), check=True, capture_output=True, timeout=timeout, cwd=self.folder)
+
+    def reaper(self) -> subprocess.Popen[bytes]:
+        """A process that waits for this one to end (EOF on its stdin, whose write end only this
+        process holds), then stops the cluster and removes its folder. A normal teardown has done
+        both already, so the reaper finds nothing left to do."""
+        stop = self.command("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        return subprocess.Popen(
+            [sys.executable, "-c", _REAPER, str(self.folder), *stop],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # a Ctrl-C or a group kill of the test run does not reach it
+        )
 
     def init(self) -> None:
         pwfile = self.folder / "pw"
@@ -130,6 +158,7 @@ def postgres_server() -> Iterator[PostgresServer | None]:
     as_postgres = os.geteuid() == 0
     folder = Path(tempfile.mkdtemp(prefix="paperbot-pg-"))
     cluster = Cluster(bindir, folder, _free_port(), secrets.token_hex(8), as_postgres)
+    reaper = cluster.reaper()
     try:
         cluster.init()
         cluster.start()
@@ -138,6 +167,10 @@ def postgres_server() -> Iterator[PostgresServer | None]:
         with contextlib.suppress(subprocess.SubprocessError, OSError):
             cluster.stop()
         shutil.rmtree(folder, ignore_errors=True)
+        assert reaper.stdin is not None
+        reaper.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            reaper.wait(timeout=60)
 
 
 async def create_database(server: PostgresServer, name: str) -> str:
