@@ -644,6 +644,8 @@ class Postings:
             return np.zeros(0, dtype=np.int64), {}, 0
         if {i for w in word_ids for i in w} != set(distinct):
             return self._top_exhaustive(terms, need, mask, words)
+        if mask is not None and len(mask) != self.n_docs:
+            raise IndexError(f"mask of {len(mask)} papers for an index of {self.n_docs}")
         module = _compiled
         if module is not None and self.post_tf.dtype == np.uint16 and 0 < need <= 1000:
             return self._top_compiled(module, ids, distinct, word_ids, need, mask)
@@ -658,8 +660,6 @@ class Postings:
         need: int,
         mask: npt.NDArray[np.bool_] | None,
     ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
-        if mask is not None and len(mask) != self.n_docs:
-            raise IndexError(f"mask of {len(mask)} papers for an index of {self.n_docs}")
         scratch = self._scratch
         flag = getattr(scratch, "flag", None)
         if flag is None:
@@ -698,8 +698,6 @@ class Postings:
         need: int,
         mask: npt.NDArray[np.bool_] | None,
     ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
-        if mask is not None and len(mask) != self.n_docs:
-            raise IndexError(f"mask of {len(mask)} papers for an index of {self.n_docs}")
         scratch = self._scratch
         if getattr(scratch, "seen", None) is None:
             scratch.seen = np.zeros(self.n_docs, dtype=np.bool_)
