@@ -19,15 +19,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from bench.scifact import evaluate as scifact_evaluate
-from bench.scifact import load as scifact_load
-from retrieval.corpus import load_corpus
-from retrieval.index import BM25Params, Index, build_index
-from retrieval.models import Paper
-from retrieval.query import plain_query
-from retrieval.search import rank
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # `python bench/variants.py` from the project root, like the others
+    sys.path.insert(0, str(ROOT))
+
+from bench.scifact import evaluate as scifact_evaluate  # noqa: E402
+from bench.scifact import load as scifact_load  # noqa: E402
+from retrieval.corpus import load_corpus  # noqa: E402
+from retrieval.index import BM25Params, Index, build_index  # noqa: E402
+from retrieval.models import Paper  # noqa: E402
+from retrieval.query import plain_query  # noqa: E402
+from retrieval.search import rank  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 VARIANTS = [("BM25Okapi", BM25Params()), ("BM25Plus", BM25Params(variant="plus"))]
