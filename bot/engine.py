@@ -34,7 +34,7 @@ from retrieval.corpus import corpus_files
 from retrieval.errors import RetrievalError, UnknownPaperError
 from retrieval.index import Index, open_index, sweep_leftovers
 from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults
-from retrieval.postings import load_compiled
+from retrieval.postings import KERNEL_UNAVAILABLE
 
 if TYPE_CHECKING:
     from bot.index_share import IndexShare
@@ -114,7 +114,8 @@ class Engine:
             report.build_seconds,
         )
         _freeze_heap()
-        load_compiled()  # the compiled ranking kernel, in a background thread (numpy ranks meanwhile)
+        if KERNEL_UNAVAILABLE:
+            log.warning("ranking with the numpy kernel, about 2-3x slower: %s", KERNEL_UNAVAILABLE)
         return cls(settings, index, report, store=store)
 
     # -- state -------------------------------------------------------------------------------------

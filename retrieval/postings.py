@@ -38,7 +38,7 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     import rank_bm25
 
-__all__ = ["ARRAYS", "BM25Params", "Postings", "RANK_BM25_MAX_DOCS", "compiled_kernel", "load_compiled"]
+__all__ = ["ARRAYS", "BM25Params", "Postings", "KERNEL_UNAVAILABLE", "RANK_BM25_MAX_DOCS", "compiled_kernel"]
 
 log = logging.getLogger(__name__)
 
@@ -386,76 +386,28 @@ class Terms(Sequence[str]):
 
 
 # --------------------------------------------------------------------------------------------------
-# The compiled kernel (optional: numba)
+# The compiled kernel (optional: a C extension built at install)
 
-_compiled: Any = None  # retrieval._compiled once imported and compiled
-_loading: threading.Thread | None = None
-_load_error: str | None = None  # why the compiled kernel is unavailable, once a load failed
-_load_lock = threading.Lock()
+try:
+    from retrieval import _kernel
+except ImportError as exc:  # not built: no C compiler or Python headers at install time
+    _kernel = None
+    KERNEL_UNAVAILABLE: str | None = (
+        f"the C ranking kernel (retrieval/_kernel.c) is not built ({exc}); install a C compiler and "
+        "Python's headers, then re-run pip install"
+    )
+else:
+    KERNEL_UNAVAILABLE = None
+
 _VARIANT_CODE = {"okapi": 0, "l": 1, "plus": 2}
+#: The C kernel keeps its top ``need`` in an insertion list: larger pages use the numpy path.
+C_MAX_NEED = 1000
 
 
 def compiled_kernel() -> str:
-    """Which ranking kernel answers: ``"numba"`` once :func:`load_compiled` has finished, else ``"numpy"``."""
-    return "numba" if _compiled is not None else "numpy"
-
-
-def load_compiled(wait: bool = False) -> bool:
-    """Import numba and compile (or load from its disk cache) the ranking kernel, in a background
-    thread; until it is ready, :meth:`Postings.top` runs the numpy path (same results). A one-shot
-    process (the CLI) never calls this: importing numba alone costs ~0.4 s.
-
-    Args:
-        wait: Block until the kernel is loaded (or failed).
-
-    Returns:
-        True when the compiled kernel is ready.
-    """
-    global _loading
-    with _load_lock:
-        if _compiled is None and _loading is None:
-            _loading = threading.Thread(target=_load_compiled, name="paperbot-kernel", daemon=True)
-            _loading.start()
-        thread = _loading
-    if wait and thread is not None:
-        thread.join()
-    return _compiled is not None
-
-
-def _load_compiled() -> None:
-    global _compiled, _load_error
-    try:
-        from retrieval import _compiled as module
-
-        # One call with the served arrays' types (read-only maps) compiles the kernel before a
-        # query needs it.
-        arrays = _tiny_arrays()
-        core = Postings(params=BM25Params(), terms=["a", "b"], arrays=arrays, avgdl=1.5)
-        core._top_compiled(module, [0, 1, 0], [0, 1], [(0,), (1,)], 2, None)
-        core._top_compiled(module, [0], [0], [(0,)], 1, np.ones(2, dtype=np.bool_))
-    except Exception as exc:  # numba missing or unable to compile/cache: the numpy path stays
-        _load_error = f"{type(exc).__name__}: {exc}"
-        log.warning("ranking with the numpy kernel: the compiled one is unavailable (%s: %s)",
-                    type(exc).__name__, exc)  # fmt: skip
-        return
-    _compiled = module
-
-
-def _tiny_arrays() -> dict[str, np.ndarray]:
-    """A two-document index ("a b", "a a") with one long term, for compiling the kernel."""
-    arrays = {
-        "indptr": np.array([0, 2, 3], dtype=np.int64),
-        "post_docs": np.array([0, 1, 0], dtype=np.int32),
-        "post_tf": np.array([1, 2, 1], dtype=np.uint16),
-        "idf": np.array([0.1, 0.7]),
-        "baseline": np.zeros(2),
-        "doc_len": np.array([2, 2], dtype=np.int32),
-        "doc_start": np.array([0, 3, 6], dtype=np.int64),
-        "pos_indptr": np.array([0, 0, 0], dtype=np.int64),
-        "positions": np.zeros(0, dtype=np.int32),
-    }
-    arrays.update(pruning_arrays(arrays, BM25Params(), 2.0, long_df=2))
-    return arrays
+    """Which ranking kernel answers: ``"c"`` when the C extension is built, else ``"numpy"`` (the same
+    results; :data:`KERNEL_UNAVAILABLE` says why)."""
+    return "c" if _kernel is not None else "numpy"
 
 
 class Postings:
@@ -506,6 +458,7 @@ class Postings:
         self.long_bmax = arrays["long_bmax"].reshape(-1, self._n_words)
         self.long_min: FloatArray = arrays["long_min"]
         self._scratch = threading.local()
+        self._c: Any = None  # the C kernel over these arrays, made on first use
 
     def __len__(self) -> int:
         return self.n_docs
@@ -646,49 +599,42 @@ class Postings:
             return self._top_exhaustive(terms, need, mask, words)
         if mask is not None and len(mask) != self.n_docs:
             raise IndexError(f"mask of {len(mask)} papers for an index of {self.n_docs}")
-        module = _compiled
-        if module is not None and self.post_tf.dtype == np.uint16 and 0 < need <= 1000:
-            return self._top_compiled(module, ids, distinct, word_ids, need, mask)
+        if 0 < need <= C_MAX_NEED and _kernel is not None:
+            kernel = self._c_kernel()
+            if kernel is not None:
+                return self._top_c(kernel, ids, word_ids, need, mask)
         return self._top_pruned(ids, distinct, word_ids, need, mask)
 
-    def _top_compiled(
+    def _c_kernel(self) -> Any:
+        """The C kernel over this core's arrays (made once), or None when their types are not its
+        own (uint32 frequencies)."""
+        kernel = self._c
+        if kernel is None and self.post_tf.dtype == np.uint16 and _kernel is not None:
+            p = self.params
+            kernel = self._c = _kernel.Kernel(
+                self.indptr, self.post_docs, self.post_tf, self._norm, self.idf, self.baseline,
+                self.long_slot, self.long_bits, self.long_bmax, self.long_min,
+                _VARIANT_CODE[p.variant], float(p.k1), float(p.effective_delta),
+            )  # fmt: skip
+        return kernel
+
+    def _top_c(
         self,
-        module: Any,
+        kernel: Any,
         ids: list[int],
-        distinct: list[int],
         word_ids: list[tuple[int, ...]],
         need: int,
         mask: npt.NDArray[np.bool_] | None,
     ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
         scratch = self._scratch
-        flag = getattr(scratch, "flag", None)
-        if flag is None:
+        try:
+            flag = scratch.flag
+        except AttributeError:
             flag = scratch.flag = np.zeros(self.n_docs, dtype=np.int32)
-        row_of = {t: r for r, t in enumerate(distinct)}
-        mult = np.zeros(len(distinct), dtype=np.float64)
-        for t in ids:
-            mult[row_of[t]] += 1.0
-        w_ptr = [0]
-        w_rows: list[int] = []
-        for word in word_ids:
-            w_rows.extend(row_of[t] for t in word)
-            w_ptr.append(len(w_rows))
-        if mask is None:
-            mask_arr, mask_words = _NO_MASK, _NO_WORDS
-        else:
-            mask_arr = np.ascontiguousarray(mask, dtype=np.bool_)
-            if not mask_arr.flags.writeable:
-                mask_arr = mask_arr.copy()  # one array type for the compiled code
-            mask_words = _mask_words(mask_arr, self._n_words)
-        p = self.params
-        docs, scores, _, total = module.top(
-            self.indptr, self.post_docs, self.post_tf, self._norm, self.idf, self.baseline,
-            self.long_slot, self.long_bits, self.long_bmax, self.long_min,
-            np.array([row_of[t] for t in ids], dtype=np.int64), np.array(distinct, dtype=np.int64), mult,
-            np.array(w_ptr, dtype=np.int64), np.array(w_rows, dtype=np.int64), mask_arr, mask_words,
-            need, _VARIANT_CODE[p.variant], float(p.k1), float(p.effective_delta), flag,
-        )  # fmt: skip
-        return docs, dict(zip(docs.tolist(), scores.tolist(), strict=True)), int(total)
+        if mask is not None and (mask.dtype != np.bool_ or not mask.flags.c_contiguous):
+            mask = np.ascontiguousarray(mask, dtype=np.bool_)
+        docs, scores, total = kernel.top(ids, word_ids, mask, need, flag)
+        return np.array(docs, dtype=np.int64), scores, total
 
     def _top_pruned(
         self,
@@ -930,10 +876,6 @@ class Postings:
                 tid = vocab.get(term) if term not in covered else None
                 if tid is not None:
                     scores[self.post_docs[int(indptr[tid]) : int(indptr[tid + 1])]] = 0.0
-
-
-_NO_MASK = np.zeros(0, dtype=np.bool_)
-_NO_WORDS = np.zeros(0, dtype=np.uint64)
 
 
 def _mask_words(mask: npt.NDArray[np.bool_], n_words: int) -> npt.NDArray[np.uint64]:

@@ -6,6 +6,9 @@ corpora where BM25Okapi's idf is 0 or negative."""
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -29,22 +32,29 @@ VARIANTS = [
 ]
 
 
-KERNELS = ["numpy", "numba"]
-_LOADED: list = []
+KERNELS = ["numpy", "c"]
+_C = postings._kernel  # the C extension, or None when it is not built
+
+
+def require_c_kernel() -> None:
+    """Skip without the C kernel; under CI=true fail instead (CI must test the kernel users run)."""
+    if _C is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true but {postings.KERNEL_UNAVAILABLE}")
+        pytest.skip(postings.KERNEL_UNAVAILABLE or "no C kernel")
 
 
 @contextlib.contextmanager
 def kernel(name: str):
-    """Rank with the numpy path or the compiled (numba) one."""
-    saved = postings._compiled
-    if name == "numba" and not _LOADED:
-        assert postings.load_compiled(wait=True), postings._load_error
-        _LOADED.append(postings._compiled)
-    postings._compiled = _LOADED[0] if name == "numba" else None
+    """Rank with the numpy path or the C one."""
+    if name == "c":
+        require_c_kernel()
+    saved = postings._kernel
+    postings._kernel = _C if name == "c" else None
     try:
         yield
     finally:
-        postings._compiled = saved
+        postings._kernel = saved
 
 
 def papers_of(*abstracts: str) -> tuple[Paper, ...]:
@@ -161,7 +171,7 @@ def test_generated_corpus_top_10_equals_rank_bm25(synth_index, synth_model, synt
 
 
 def test_long_lists_are_skipped_not_read(synth_index, monkeypatch):
-    monkeypatch.setattr(postings, "_compiled", None)
+    monkeypatch.setattr(postings, "_kernel", None)
     """A rare word plus common ones: only a fraction of the hits is scored exactly (the pruning does
     something), and the answer is still the exhaustive one."""
     core = synth_index.core
@@ -199,18 +209,44 @@ def test_scores_are_float_equal_to_rank_bm25_for_every_variant(synth_papers, nam
                     check(index.core, model, docs_tokens, tokenize(query), need)
 
 
-def test_the_compiled_kernel_loads_off_the_caller_and_is_used(synth_index):
-    """load_compiled returns at once (the numpy path answers meanwhile); once loaded, top() runs it."""
-    saved = postings._compiled
+def test_the_c_kernel_is_built_and_answers(synth_index):
+    """The C kernel is importable (or, outside CI, the test says why it is not) and top() runs it."""
+    require_c_kernel()
+    assert postings.compiled_kernel() == "c"
+    core = synth_index.core
+    calls = []
+    real = core._c_kernel()
+
+    class Spy:
+        def top(self, *args):
+            calls.append(1)
+            return real.top(*args)
+
+    core._c = Spy()
     try:
-        postings._compiled = None
-        postings._loading = None
-        postings.load_compiled()  # returns immediately
-        assert postings.load_compiled(wait=True) and postings.compiled_kernel() == "numba"
-        calls = []
-        real = postings._compiled.top
-        postings._compiled = type("Spy", (), {"top": staticmethod(lambda *a: calls.append(1) or real(*a))})
-        synth_index.core.top(["model", "learn"], 10)
-        assert calls == [1]
+        docs, scores, total = core.top(["model", "learn"], 10)
     finally:
-        postings._compiled = saved
+        core._c = real
+    assert calls == [1] and len(docs) == 10 and total > 10
+    with kernel("numpy"):
+        want = core.top(["model", "learn"], 10)
+    assert docs.tolist() == want[0].tolist() and scores == want[1] and total == want[2]
+
+
+def test_without_the_c_kernel_the_numpy_path_ranks_and_says_why():
+    """An install without a C compiler: the import fails, the reason is kept, numpy answers."""
+    code = (
+        "import sys; sys.modules['retrieval._kernel'] = None\n"
+        "from retrieval import postings\n"
+        "from retrieval.index import build_index\n"
+        "from retrieval.models import Paper\n"
+        "papers = [Paper(id=f'p{i}', title='', authors=('A',), et_al=False, area='T', abstract=t)\n"
+        "          for i, t in enumerate(['sparse graph', 'graph kernel', 'kernel'])]\n"
+        "docs, scores, total = build_index(papers).core.top(['graph'], 5)\n"
+        "print(postings.compiled_kernel(), docs.tolist(), total)\n"
+        "print(postings.KERNEL_UNAVAILABLE)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    first, why = out.splitlines()
+    assert first.split(" ", 1)[0] == "numpy" and first.endswith(" 2") and "[0, 1]" in first
+    assert "retrieval/_kernel.c" in why and "C compiler" in why

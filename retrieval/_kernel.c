@@ -1,0 +1,859 @@
+/* The pruned ranking kernel of retrieval.postings.Postings.top, in C.
+ *
+ * The same algorithm as the numpy path (Postings._top_pruned) in one call per query, with no
+ * temporaries per operation: short posting lists are read whole (each of their docs is a candidate
+ * with a partial score), long lists are bounded per block of 64 docs by their stored block maxima and
+ * counted through their bitmaps; a doc is scored exactly (rank-bm25's expression per (term, doc),
+ * summed in query order with repeats) only when an upper bound with a safety margin says it can
+ * reach the need-th best doc already scored.
+ *
+ * Floating point: every expression is rank-bm25 0.2.2's, operation for operation and in the same
+ * order (see postings._contributions). Built without fast-math and with -ffp-contract=off (no fused
+ * multiply-add), so the scores equal get_scores bit for bit.
+ *
+ * Arrays come through the buffer protocol (numpy arrays or read-only memory maps). Their formats and
+ * lengths are checked once, when a Kernel is made; every index read from them is checked before use,
+ * so a damaged cache file raises ValueError instead of reading out of bounds. The computation runs
+ * without the GIL (one scratch "flag" array per calling thread).
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEED_BLOCKS 8 /* blocks scored first (best bounds) when the short terms gave no threshold */
+#define MAX_NEED 1000 /* the top-k is an insertion list: larger pages use the numpy path */
+
+enum { OKAPI = 0, BM25L = 1, PLUS = 2 };
+
+typedef struct {
+    PyObject_HEAD
+    Py_buffer views[10];
+    int n_views;
+    const int64_t *indptr;
+    const int32_t *post_docs;
+    const uint16_t *post_tf;
+    const double *norm, *idf, *baseline;
+    const int32_t *long_slot;
+    const uint64_t *long_bits;
+    const float *long_bmax;
+    const double *long_min;
+    Py_ssize_t n_terms, n_post, n_docs, n_words, n_long;
+    int variant;
+    double k1, delta;
+} Kernel;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Buffers */
+
+static int
+fmt_is(const Py_buffer *view, const char *codes, Py_ssize_t itemsize)
+{
+    const char *f = view->format ? view->format : "B";
+    if (*f == '@' || *f == '=' || *f == '<')
+        f++;
+    return view->itemsize == itemsize && f[0] != '\0' && f[1] == '\0' && strchr(codes, f[0]) != NULL;
+}
+
+/* A C-contiguous buffer of the given kind; returns its number of items, -1 with ValueError set. */
+static Py_ssize_t
+get_view(PyObject *obj, Py_buffer *view, const char *name, const char *codes, Py_ssize_t itemsize,
+         int writable)
+{
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: not a C-contiguous%s array", name, writable ? " writable" : "");
+        return -1;
+    }
+    if (!fmt_is(view, codes, itemsize)) {
+        PyErr_Format(PyExc_ValueError, "%s: wrong item type (format %s, %zd bytes)", name,
+                     view->format ? view->format : "B", view->itemsize);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return view->len / itemsize;
+}
+
+#define I64 "lq"
+#define I32 "i"
+#define U64 "LQ"
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Scoring, as rank-bm25 does it */
+
+static inline double
+contribution(int variant, double idf, double k1, double delta, double tf, double norm)
+{
+    if (variant == OKAPI)
+        return idf * (tf * (k1 + 1) / (tf + norm));
+    if (variant == BM25L) {
+        double ctd = tf / norm;
+        return idf * tf * (k1 + 1) * (ctd + delta) / (k1 + ctd + delta);
+    }
+    return idf * (delta + (tf * (k1 + 1)) / (norm + tf));
+}
+
+static inline int
+popcount64(uint64_t x)
+{
+    return __builtin_popcountll(x);
+}
+
+/* One query's state. */
+typedef struct {
+    const Kernel *k;
+    /* the query: distinct term ids (rows), the rows in query order, multiplicities, word groups */
+    Py_ssize_t nd, nq, nw;
+    int64_t *d_tids, *q_rows, *w_ptr, *w_rows;
+    double *d_mult;
+    int64_t *lo, *hi, *slots;
+    /* per call */
+    double *tfs;
+    int32_t *flag;
+    int64_t *best_d;
+    double *best_s;
+    int32_t *best_c;
+    Py_ssize_t size, need;
+    int damaged;
+} Query;
+
+/* Binary search of doc in post_docs[lo:hi] (ascending): its tf, or 0. */
+static inline double
+tf_of(const Kernel *k, int64_t lo, int64_t hi, int64_t doc)
+{
+    int64_t a = lo, b = hi;
+    while (a < b) {
+        int64_t m = (a + b) >> 1;
+        if (k->post_docs[m] < doc)
+            a = m + 1;
+        else
+            b = m;
+    }
+    if (a < hi && k->post_docs[a] == doc)
+        return (double)k->post_tf[a];
+    return 0.0;
+}
+
+/* Move cursor r to the first posting >= doc (galloping, then binary search); its tf, or 0. */
+static inline double
+advance(const Kernel *k, int64_t *cur, const int64_t *end, Py_ssize_t r, int64_t doc)
+{
+    int64_t p = cur[r], hi = end[r];
+    const int32_t *pd = k->post_docs;
+    if (p < hi && pd[p] < doc) {
+        int64_t step = 1;
+        while (p + step < hi && pd[p + step] < doc)
+            step *= 2;
+        int64_t a = p + step / 2 + 1, b = p + step < hi ? p + step : hi;
+        while (a < b) {
+            int64_t m = (a + b) >> 1;
+            if (pd[m] < doc)
+                a = m + 1;
+            else
+                b = m;
+        }
+        p = a;
+        cur[r] = p;
+    }
+    if (p < hi && pd[p] == doc)
+        return (double)k->post_tf[p];
+    return 0.0;
+}
+
+/* rank-bm25's score of doc from q->tfs (query order, repeats), and the number of words it holds. */
+static inline double
+sum_doc(const Query *q, int64_t doc, int32_t *count_out)
+{
+    const Kernel *k = q->k;
+    double nrm = k->norm[doc];
+    double score = 0.0;
+    for (Py_ssize_t i = 0; i < q->nq; i++) {
+        int64_t r = q->q_rows[i];
+        score += contribution(k->variant, k->idf[q->d_tids[r]], k->k1, k->delta, q->tfs[r], nrm);
+    }
+    int32_t count = 0;
+    for (Py_ssize_t w = 0; w < q->nw; w++) {
+        for (int64_t j = q->w_ptr[w]; j < q->w_ptr[w + 1]; j++) {
+            if (q->tfs[q->w_rows[j]] > 0) {
+                count++;
+                break;
+            }
+        }
+    }
+    *count_out = count;
+    return score;
+}
+
+static inline double
+exact(Query *q, int64_t doc, int32_t *count)
+{
+    for (Py_ssize_t r = 0; r < q->nd; r++)
+        q->tfs[r] = tf_of(q->k, q->lo[r], q->hi[r], doc);
+    return sum_doc(q, doc, count);
+}
+
+/* Keep best_* sorted: score desc, words matched desc, doc asc. */
+static inline void
+insert(Query *q, int64_t doc, double score, int32_t count)
+{
+    Py_ssize_t pos = q->size, need = q->need;
+    int64_t *bd = q->best_d;
+    double *bs = q->best_s;
+    int32_t *bc = q->best_c;
+    while (pos > 0) {
+        double s = bs[pos - 1];
+        int32_t c = bc[pos - 1];
+        int64_t d = bd[pos - 1];
+        if (score > s || (score == s && (count > c || (count == c && doc < d))))
+            pos--;
+        else
+            break;
+    }
+    if (pos >= need)
+        return;
+    Py_ssize_t end = q->size < need ? q->size : need - 1;
+    for (Py_ssize_t i = end; i > pos; i--) {
+        bd[i] = bd[i - 1];
+        bs[i] = bs[i - 1];
+        bc[i] = bc[i - 1];
+    }
+    bd[pos] = doc;
+    bs[pos] = score;
+    bc[pos] = count;
+    if (q->size < need)
+        q->size++;
+}
+
+static inline void
+score_block(Query *q, Py_ssize_t w, uint64_t bits)
+{
+    while (bits) {
+        uint64_t low = bits & (~bits + 1);
+        int b = popcount64(low - 1);
+        bits ^= low;
+        int64_t d = (int64_t)w * 64 + b;
+        if (q->flag[d])
+            continue;
+        int32_t count;
+        double score = exact(q, d, &count);
+        insert(q, d, score, count);
+    }
+}
+
+/* The k-th smallest of a[0:n] (0 <= k < n), a reordered (Wirth's selection). */
+static double
+select_kth(double *a, Py_ssize_t n, Py_ssize_t k)
+{
+    Py_ssize_t l = 0, m = n - 1;
+    while (l < m) {
+        double x = a[k];
+        Py_ssize_t i = l, j = m;
+        do {
+            while (i < m && a[i] < x)
+                i++;
+            while (j > l && x < a[j])
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
+            }
+        } while (i <= j);
+        if (j < k)
+            l = i;
+        if (k < i)
+            m = j;
+    }
+    return a[k];
+}
+
+#define NEED(ptr)         \
+    do {                  \
+        if ((ptr) == NULL) \
+            goto nomem;   \
+    } while (0)
+
+/* The search; returns 0, -1 when out of memory, -2 when an array holds an impossible value. */
+static int
+run(Query *q, const uint8_t *mask, Py_ssize_t *total_out)
+{
+    const Kernel *k = q->k;
+    const Py_ssize_t nd = q->nd, n_words = k->n_words, n_docs = k->n_docs;
+    int32_t *flag = q->flag;
+    int status = 0;
+    int64_t *touched = NULL, *open_ = NULL, *cur = NULL, *end = NULL;
+    double *partial = NULL, *block_ub = NULL, *lows = NULL, *bound = NULL;
+    uint64_t *uni = NULL;
+    uint8_t *done = NULL;
+    Py_ssize_t n_cand = 0;
+
+    double cnst = 0.0;
+    for (Py_ssize_t r = 0; r < nd; r++)
+        cnst += q->d_mult[r] * k->baseline[q->d_tids[r]];
+    /* Short terms: every doc is a candidate, with a partial score. */
+    Py_ssize_t n_short = 0;
+    for (Py_ssize_t r = 0; r < nd; r++)
+        if (q->slots[r] < 0)
+            n_short += q->hi[r] - q->lo[r];
+    NEED(touched = malloc(sizeof(int64_t) * (n_short ? n_short : 1)));
+    NEED(partial = malloc(sizeof(double) * (n_short ? n_short : 1)));
+    /* flag[d] holds 1 + the candidate's index while it is one (reset before returning). */
+    for (Py_ssize_t r = 0; r < nd; r++) {
+        if (q->slots[r] >= 0)
+            continue;
+        int64_t t = q->d_tids[r];
+        double base = k->baseline[t], idf = k->idf[t], m = q->d_mult[r];
+        for (int64_t j = q->lo[r]; j < q->hi[r]; j++) {
+            int64_t d = k->post_docs[j];
+            if (d < 0 || d >= n_docs)
+                goto damaged;
+            double e = m * (contribution(k->variant, idf, k->k1, k->delta, (double)k->post_tf[j], k->norm[d])
+                            - base);
+            int32_t at = flag[d];
+            if (at == 0) {
+                touched[n_cand] = d;
+                partial[n_cand] = e;
+                n_cand++;
+                flag[d] = (int32_t)n_cand;
+            }
+            else if (at < 0 || at > n_cand)
+                goto damaged; /* the scratch array was not clear */
+            else
+                partial[at - 1] += e;
+        }
+    }
+    /* Long terms: block bounds, union bitmap, their least addition. */
+    NEED(block_ub = calloc(n_words ? n_words : 1, sizeof(double)));
+    NEED(uni = calloc(n_words ? n_words : 1, sizeof(uint64_t)));
+    double lb_long = 0.0;
+    Py_ssize_t n_long = 0;
+    for (Py_ssize_t r = 0; r < nd; r++) {
+        int64_t s = q->slots[r];
+        if (s < 0)
+            continue;
+        n_long++;
+        double m = q->d_mult[r];
+        double lm = k->long_min[s];
+        lb_long += m * (lm < 0.0 ? lm : 0.0);
+        const float *bm = k->long_bmax + s * n_words;
+        const uint64_t *bits = k->long_bits + s * n_words;
+        for (Py_ssize_t w = 0; w < n_words; w++) {
+            block_ub[w] += m * (double)bm[w];
+            uni[w] |= bits[w];
+        }
+    }
+    if (n_long && n_words && (n_docs & 63) && (uni[n_words - 1] >> (n_docs & 63)))
+        goto damaged; /* a bit past the last doc */
+    if (mask) {
+        for (Py_ssize_t w = 0; w < n_words; w++) {
+            if (!uni[w])
+                continue;
+            uint64_t keep = 0;
+            Py_ssize_t base = w * 64, stop = base + 64 < n_docs ? base + 64 : n_docs;
+            for (Py_ssize_t d = base; d < stop; d++)
+                if (mask[d])
+                    keep |= (uint64_t)1 << (d - base);
+            uni[w] &= keep;
+        }
+    }
+    Py_ssize_t total = 0;
+    for (Py_ssize_t w = 0; w < n_words; w++)
+        total += popcount64(uni[w]);
+    double top_part = 0.0;
+    for (Py_ssize_t i = 0; i < n_cand; i++) {
+        int64_t d = touched[i];
+        if (mask && !mask[d])
+            continue;
+        if (n_long == 0 || !((uni[d >> 6] >> (d & 63)) & 1))
+            total++;
+        double a = fabs(partial[i]);
+        if (a > top_part)
+            top_part = a;
+    }
+    const Py_ssize_t need = q->need;
+    if (need > 0 && total > 0) {
+        double ub_max = 0.0;
+        for (Py_ssize_t w = 0; w < n_words; w++)
+            if (block_ub[w] > ub_max)
+                ub_max = block_ub[w];
+        double slack = 1e-7 * (1.0 + fabs(cnst) + top_part + ub_max + fabs(lb_long));
+        /* Threshold from the candidates' lower bounds. */
+        double theta = -INFINITY;
+        NEED(lows = malloc(sizeof(double) * (n_cand ? n_cand : 1)));
+        Py_ssize_t n_low = 0;
+        for (Py_ssize_t i = 0; i < n_cand; i++) {
+            if (mask && !mask[touched[i]])
+                continue;
+            lows[n_low++] = partial[i] + (cnst + lb_long - slack);
+        }
+        if (n_low >= need)
+            theta = select_kth(lows, n_low, n_low - need);
+        for (Py_ssize_t i = 0; i < n_cand; i++) {
+            int64_t d = touched[i];
+            if (mask && !mask[d])
+                continue;
+            double up = partial[i] + (cnst + slack);
+            if (n_long)
+                up += block_ub[d >> 6];
+            if (up < theta)
+                continue;
+            int32_t count;
+            double score = exact(q, d, &count);
+            insert(q, d, score, count);
+            if (q->size >= need && q->best_s[need - 1] > theta)
+                theta = q->best_s[need - 1];
+        }
+        if (n_long) {
+            if (q->size >= need)
+                theta = q->best_s[need - 1];
+            NEED(bound = malloc(sizeof(double) * n_words));
+            NEED(done = calloc(n_words, 1));
+            Py_ssize_t n_open = 0;
+            for (Py_ssize_t w = 0; w < n_words; w++) {
+                bound[w] = uni[w] ? block_ub[w] + (cnst + slack) : -INFINITY;
+                if (bound[w] >= theta)
+                    n_open++;
+            }
+            if (q->size < need && n_open) {
+                /* No threshold yet: score the most promising blocks first (binary searches). */
+                NEED(open_ = malloc(sizeof(int64_t) * SEED_BLOCKS));
+                Py_ssize_t n_seed = 0;
+                for (Py_ssize_t w = 0; w < n_words; w++) {
+                    if (!(bound[w] >= theta))
+                        continue;
+                    /* keep the SEED_BLOCKS best bounds, best first (ties: lower block first) */
+                    Py_ssize_t pos = n_seed < SEED_BLOCKS ? n_seed : SEED_BLOCKS;
+                    while (pos > 0 && bound[w] > bound[open_[pos - 1]])
+                        pos--;
+                    if (pos >= SEED_BLOCKS)
+                        continue;
+                    Py_ssize_t last = n_seed < SEED_BLOCKS ? n_seed : SEED_BLOCKS - 1;
+                    for (Py_ssize_t i = last; i > pos; i--)
+                        open_[i] = open_[i - 1];
+                    open_[pos] = w;
+                    if (n_seed < SEED_BLOCKS)
+                        n_seed++;
+                }
+                for (Py_ssize_t i = 0; i < n_seed; i++) {
+                    Py_ssize_t w = open_[i];
+                    done[w] = 1;
+                    score_block(q, w, uni[w]);
+                }
+                if (q->size >= need)
+                    theta = q->best_s[need - 1];
+            }
+            /* Then every block that can still reach the threshold, in doc order: the posting lists
+             * are walked forward (galloping), so a dense query costs about one pass over them. */
+            NEED(cur = malloc(sizeof(int64_t) * nd));
+            NEED(end = malloc(sizeof(int64_t) * nd));
+            for (Py_ssize_t r = 0; r < nd; r++) {
+                cur[r] = q->lo[r];
+                end[r] = q->hi[r];
+            }
+            for (Py_ssize_t w = 0; w < n_words; w++) {
+                if (done[w] || bound[w] < theta)
+                    continue;
+                uint64_t bits = uni[w];
+                while (bits) {
+                    uint64_t low = bits & (~bits + 1);
+                    int b = popcount64(low - 1);
+                    bits ^= low;
+                    int64_t d = (int64_t)w * 64 + b;
+                    if (flag[d])
+                        continue; /* a candidate: scored above, or bounded below the threshold */
+                    /* This doc's own bound: the block maxima of the long terms it holds. */
+                    double up = cnst + slack;
+                    for (Py_ssize_t r = 0; r < nd; r++) {
+                        int64_t sr = q->slots[r];
+                        if (sr >= 0 && ((k->long_bits[sr * n_words + w] >> b) & 1))
+                            up += q->d_mult[r] * (double)k->long_bmax[sr * n_words + w];
+                    }
+                    if (up < theta)
+                        continue;
+                    for (Py_ssize_t r = 0; r < nd; r++)
+                        q->tfs[r] = advance(k, cur, end, r, d);
+                    int32_t count;
+                    double score = sum_doc(q, d, &count);
+                    insert(q, d, score, count);
+                    if (q->size >= need)
+                        theta = q->best_s[need - 1];
+                }
+            }
+        }
+    }
+    *total_out = total;
+    goto out;
+damaged:
+    status = -2;
+    goto out;
+nomem:
+    status = -1;
+out:
+    for (Py_ssize_t i = 0; i < n_cand; i++)
+        flag[touched[i]] = 0;
+    free(touched);
+    free(partial);
+    free(block_ub);
+    free(uni);
+    free(lows);
+    free(bound);
+    free(done);
+    free(open_);
+    free(cur);
+    free(end);
+    return status;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* The Python type */
+
+static void
+Kernel_dealloc(Kernel *self)
+{
+    for (int i = 0; i < self->n_views; i++)
+        PyBuffer_Release(&self->views[i]);
+    self->n_views = 0;
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+Kernel_init(Kernel *self, PyObject *args, PyObject *kwds)
+{
+    static char *names[] = {"indptr",    "post_docs", "post_tf",  "norm",     "idf",   "baseline",
+                            "long_slot", "long_bits", "long_bmax", "long_min", "variant", "k1",
+                            "delta",     NULL};
+    PyObject *obj[10];
+    int variant;
+    double k1, delta;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOOOidd", names, &obj[0], &obj[1], &obj[2],
+                                     &obj[3], &obj[4], &obj[5], &obj[6], &obj[7], &obj[8], &obj[9],
+                                     &variant, &k1, &delta))
+        return -1;
+    for (int i = 0; i < self->n_views; i++)
+        PyBuffer_Release(&self->views[i]);
+    self->n_views = 0;
+    static const struct {
+        const char *codes;
+        Py_ssize_t size;
+    } kinds[10] = {{I64, 8}, {I32, 4}, {"H", 2}, {"d", 8}, {"d", 8},
+                   {"d", 8}, {I32, 4}, {U64, 8}, {"f", 4}, {"d", 8}};
+    Py_ssize_t len[10];
+    for (int i = 0; i < 10; i++) {
+        len[i] = get_view(obj[i], &self->views[i], names[i], kinds[i].codes, kinds[i].size, 0);
+        if (len[i] < 0)
+            return -1;
+        self->n_views = i + 1;
+    }
+    if (variant < OKAPI || variant > PLUS) {
+        PyErr_Format(PyExc_ValueError, "variant: %d is not 0 (okapi), 1 (l) or 2 (plus)", variant);
+        return -1;
+    }
+    Py_ssize_t n_terms = len[0] - 1, n_docs = len[3], n_words = (n_docs + 63) / 64, n_long = len[9];
+    if (n_terms < 0 || len[4] != n_terms || len[5] != n_terms || len[6] != n_terms) {
+        PyErr_SetString(PyExc_ValueError, "indptr, idf, baseline and long_slot disagree on the number of terms");
+        return -1;
+    }
+    if (len[1] != len[2]) {
+        PyErr_SetString(PyExc_ValueError, "post_docs and post_tf differ in length");
+        return -1;
+    }
+    if (len[7] != n_long * n_words || len[8] != n_long * n_words) {
+        PyErr_SetString(PyExc_ValueError, "long_bits and long_bmax must hold one row of ceil(docs / 64) "
+                                          "words per long term");
+        return -1;
+    }
+    if (n_docs >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "too many documents for int32 doc ids");
+        return -1;
+    }
+    self->indptr = self->views[0].buf;
+    self->post_docs = self->views[1].buf;
+    self->post_tf = self->views[2].buf;
+    self->norm = self->views[3].buf;
+    self->idf = self->views[4].buf;
+    self->baseline = self->views[5].buf;
+    self->long_slot = self->views[6].buf;
+    self->long_bits = self->views[7].buf;
+    self->long_bmax = self->views[8].buf;
+    self->long_min = self->views[9].buf;
+    self->n_terms = n_terms;
+    self->n_post = len[1];
+    self->n_docs = n_docs;
+    self->n_words = n_words;
+    self->n_long = n_long;
+    self->variant = variant;
+    self->k1 = k1;
+    self->delta = delta;
+    return 0;
+}
+
+/* An int term id from a Python object, checked against the vocabulary. */
+static int
+term_id(const Kernel *k, PyObject *item, int64_t *out)
+{
+    long long v = PyLong_AsLongLong(item);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < 0 || v >= k->n_terms) {
+        PyErr_Format(PyExc_ValueError, "term id %lld out of range (%zd terms)", v, k->n_terms);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static Py_ssize_t
+row_of(const int64_t *tids, Py_ssize_t n, int64_t t)
+{
+    for (Py_ssize_t r = 0; r < n; r++)
+        if (tids[r] == t)
+            return r;
+    return -1;
+}
+
+PyDoc_STRVAR(top_doc,
+"top(ids, words, mask, need, flag) -> (docs, scores, total)\n\n"
+"The top ``need`` docs (1 <= need <= 1000) for the term ids ``ids`` (query order, repeats\n"
+"included), each word of ``words`` (a tuple of the term ids that hold it) counting as matched\n"
+"when a doc holds one of them; ``mask`` (None, or one bool per doc) keeps only the docs it marks.\n"
+"``flag``: a writable int32 scratch array of one zero per doc, zero again on return (one per\n"
+"thread). Returns the docs in order (list), their scores by doc (dict) and the number of hits.\n"
+"Every id in ``words`` must be in ``ids``.");
+
+static PyObject *
+Kernel_top(Kernel *self, PyObject *args)
+{
+    PyObject *ids_obj, *words_obj, *mask_obj, *flag_obj;
+    Py_ssize_t need;
+    if (!PyArg_ParseTuple(args, "OOOnO", &ids_obj, &words_obj, &mask_obj, &need, &flag_obj))
+        return NULL;
+    if (need < 1 || need > MAX_NEED)
+        return PyErr_Format(PyExc_ValueError, "need: %zd is not in 1..%d", need, MAX_NEED);
+    PyObject *ids = PySequence_Fast(ids_obj, "ids must be a sequence");
+    if (ids == NULL)
+        return NULL;
+    PyObject *words = PySequence_Fast(words_obj, "words must be a sequence");
+    if (words == NULL) {
+        Py_DECREF(ids);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_buffer mask_view = {0}, flag_view = {0};
+    int have_mask = 0, have_flag = 0;
+    Query q;
+    memset(&q, 0, sizeof q);
+    q.k = self;
+    q.need = need;
+    Py_ssize_t nq = PySequence_Fast_GET_SIZE(ids), nw = PySequence_Fast_GET_SIZE(words);
+    Py_ssize_t n_wrows = 0;
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        PyObject *word = PySequence_Fast_GET_ITEM(words, w);
+        Py_ssize_t n = PySequence_Size(word);
+        if (n < 0)
+            goto fail;
+        n_wrows += n;
+    }
+    Py_ssize_t nq1 = nq ? nq : 1;
+    q.d_tids = PyMem_Malloc(sizeof(int64_t) * nq1);
+    q.q_rows = PyMem_Malloc(sizeof(int64_t) * nq1);
+    q.d_mult = PyMem_Malloc(sizeof(double) * nq1);
+    q.lo = PyMem_Malloc(sizeof(int64_t) * nq1);
+    q.hi = PyMem_Malloc(sizeof(int64_t) * nq1);
+    q.slots = PyMem_Malloc(sizeof(int64_t) * nq1);
+    q.tfs = PyMem_Malloc(sizeof(double) * nq1);
+    q.w_ptr = PyMem_Malloc(sizeof(int64_t) * (nw + 1));
+    q.w_rows = PyMem_Malloc(sizeof(int64_t) * (n_wrows ? n_wrows : 1));
+    q.best_d = PyMem_Malloc(sizeof(int64_t) * need);
+    q.best_s = PyMem_Malloc(sizeof(double) * need);
+    q.best_c = PyMem_Malloc(sizeof(int32_t) * need);
+    if (!q.d_tids || !q.q_rows || !q.d_mult || !q.lo || !q.hi || !q.slots || !q.tfs || !q.w_ptr
+        || !q.w_rows || !q.best_d || !q.best_s || !q.best_c) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    /* Distinct terms in order of first appearance, each query term's row, multiplicities. */
+    for (Py_ssize_t i = 0; i < nq; i++) {
+        int64_t t;
+        if (term_id(self, PySequence_Fast_GET_ITEM(ids, i), &t) < 0)
+            goto fail;
+        Py_ssize_t r = row_of(q.d_tids, q.nd, t);
+        if (r < 0) {
+            r = q.nd++;
+            q.d_tids[r] = t;
+            q.d_mult[r] = 0.0;
+            int64_t lo = self->indptr[t], hi = self->indptr[t + 1];
+            int32_t s = self->long_slot[t];
+            if (lo < 0 || hi < lo || hi > self->n_post || s < -1 || s >= self->n_long) {
+                PyErr_Format(PyExc_ValueError, "the index's arrays are damaged (term %lld)", (long long)t);
+                goto fail;
+            }
+            q.lo[r] = lo;
+            q.hi[r] = hi;
+            q.slots[r] = s;
+        }
+        q.q_rows[i] = r;
+        q.d_mult[r] += 1.0;
+    }
+    q.nq = nq;
+    q.w_ptr[0] = 0;
+    Py_ssize_t j = 0;
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        PyObject *word = PySequence_Fast(PySequence_Fast_GET_ITEM(words, w), "a word must be a sequence");
+        if (word == NULL)
+            goto fail;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(word);
+        if (j + n > n_wrows) {
+            Py_DECREF(word);
+            PyErr_SetString(PyExc_ValueError, "words changed while read");
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t t;
+            if (term_id(self, PySequence_Fast_GET_ITEM(word, i), &t) < 0) {
+                Py_DECREF(word);
+                goto fail;
+            }
+            Py_ssize_t r = row_of(q.d_tids, q.nd, t);
+            if (r < 0) {
+                Py_DECREF(word);
+                PyErr_Format(PyExc_ValueError, "term id %lld of a word is not among the ids", (long long)t);
+                goto fail;
+            }
+            q.w_rows[j++] = r;
+        }
+        Py_DECREF(word);
+        q.w_ptr[w + 1] = j;
+    }
+    q.nw = nw;
+    const uint8_t *mask = NULL;
+    if (mask_obj != Py_None) {
+        Py_ssize_t n = get_view(mask_obj, &mask_view, "mask", "?", 1, 0);
+        if (n < 0)
+            goto fail;
+        have_mask = 1;
+        if (n != self->n_docs) {
+            PyErr_Format(PyExc_ValueError, "mask of %zd papers for an index of %zd", n, self->n_docs);
+            goto fail;
+        }
+        mask = mask_view.buf;
+    }
+    Py_ssize_t n_flag = get_view(flag_obj, &flag_view, "flag", I32, 4, 1);
+    if (n_flag < 0)
+        goto fail;
+    have_flag = 1;
+    if (n_flag < self->n_docs) {
+        PyErr_Format(PyExc_ValueError, "flag: %zd slots for %zd docs", n_flag, self->n_docs);
+        goto fail;
+    }
+    q.flag = flag_view.buf;
+    Py_ssize_t total = 0;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = run(&q, mask, &total);
+    Py_END_ALLOW_THREADS
+    if (status == -1) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (status == -2) {
+        PyErr_SetString(PyExc_ValueError, "the index's arrays are damaged (a doc id or bit out of range)");
+        goto fail;
+    }
+    PyObject *docs = PyList_New(q.size);
+    PyObject *scores = PyDict_New();
+    if (docs == NULL || scores == NULL) {
+        Py_XDECREF(docs);
+        Py_XDECREF(scores);
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < q.size; i++) {
+        PyObject *d = PyLong_FromLongLong(q.best_d[i]);
+        PyObject *s = d ? PyFloat_FromDouble(q.best_s[i]) : NULL;
+        if (s == NULL || PyDict_SetItem(scores, d, s) < 0) {
+            Py_XDECREF(d);
+            Py_XDECREF(s);
+            Py_DECREF(docs);
+            Py_DECREF(scores);
+            goto fail;
+        }
+        Py_DECREF(s);
+        PyList_SET_ITEM(docs, i, d);
+    }
+    result = Py_BuildValue("(NNn)", docs, scores, total);
+fail:
+    if (have_mask)
+        PyBuffer_Release(&mask_view);
+    if (have_flag)
+        PyBuffer_Release(&flag_view);
+    PyMem_Free(q.d_tids);
+    PyMem_Free(q.q_rows);
+    PyMem_Free(q.d_mult);
+    PyMem_Free(q.lo);
+    PyMem_Free(q.hi);
+    PyMem_Free(q.slots);
+    PyMem_Free(q.tfs);
+    PyMem_Free(q.w_ptr);
+    PyMem_Free(q.w_rows);
+    PyMem_Free(q.best_d);
+    PyMem_Free(q.best_s);
+    PyMem_Free(q.best_c);
+    Py_DECREF(ids);
+    Py_DECREF(words);
+    return result;
+}
+
+static PyMethodDef Kernel_methods[] = {
+    {"top", (PyCFunction)Kernel_top, METH_VARARGS, top_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(Kernel_doc,
+"Kernel(indptr, post_docs, post_tf, norm, idf, baseline, long_slot, long_bits, long_bmax,\n"
+"       long_min, variant, k1, delta)\n\n"
+"The ranking kernel over one index's arrays (held, not copied): int64 indptr, int32 post_docs,\n"
+"uint16 post_tf, float64 norm (per doc), idf and baseline (per term), int32 long_slot, uint64\n"
+"long_bits and float32 long_bmax (one row of ceil(docs / 64) per long term), float64 long_min;\n"
+"variant 0 (okapi), 1 (l) or 2 (plus), k1 and the effective delta.");
+
+static PyTypeObject KernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "retrieval._kernel.Kernel",
+    .tp_basicsize = sizeof(Kernel),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = Kernel_doc,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Kernel_init,
+    .tp_dealloc = (destructor)Kernel_dealloc,
+    .tp_methods = Kernel_methods,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "retrieval._kernel",
+    .m_doc = "The pruned BM25 ranking kernel of retrieval.postings (rank-bm25's exact scores).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC
+PyInit__kernel(void)
+{
+    if (PyType_Ready(&KernelType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&KernelType);
+    if (PyModule_AddObject(m, "Kernel", (PyObject *)&KernelType) < 0) {
+        Py_DECREF(&KernelType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
