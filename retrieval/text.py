@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import html
+import importlib
 import logging
 import re
 import unicodedata
@@ -1264,7 +1265,56 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-TITLE_RULES_VERSION = "titles-2026.7"
+_TITLE_RULES = "titles-2026.7"  # bumped whenever a rule here changes what titles say
+
+# The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
+# (or the whole title when no name is found). Its contract:
+#   describe(abstract, name, *, head, default) -> str | None
+#     abstract  the abstract as given (LaTeX and markdown allowed)
+#     name      the name this module found ("SAEBench"), or None
+#     head      the title region: the opening 1,500 characters, newlines as spaces, \textbf{}/**
+#               emphasis dropped, one leading space (what the name rules read)
+#     default   this module's own description (capitalised; it may still start with the name)
+#   It returns a plain phrase of words from the abstract (no "Name:" prefix, no ellipsis); None or ""
+#   keeps ``default``. This module capitalises it, drops a leading name, cuts it to the title limit
+#   and strips markup. It must not raise (an exception is logged and ``default`` kept) and its
+#   module must be cheap to import (load data lazily). KEYPHRASE_VERSION, a string in that module,
+#   changes whenever its output changes: it is part of TITLE_RULES_VERSION, hence of the cache key.
+_UNSET = object()
+_describe_hook: object = _UNSET
+
+
+def _keyphrase_module():  # noqa: ANN202
+    try:
+        return importlib.import_module("retrieval.keyphrase")
+    except ModuleNotFoundError as exc:
+        if exc.name != "retrieval.keyphrase":
+            raise
+        return None
+
+
+def _describe():  # noqa: ANN202
+    """keyphrase.describe, or None without that module (resolved once, on first use)."""
+    global _describe_hook
+    if _describe_hook is _UNSET:
+        module = _keyphrase_module()
+        _describe_hook = getattr(module, "describe", None)
+    return _describe_hook
+
+
+def title_rules_version() -> str:
+    """The version of everything that decides a derived title: these rules and the keyphrase
+    module's. It is in the index cache key, so caches rebuild when titles change, and only then
+    (no source file is hashed)."""
+    module = _keyphrase_module()
+    extra = getattr(module, "KEYPHRASE_VERSION", None) if module is not None else None
+    return f"{_TITLE_RULES}+{extra}" if extra else _TITLE_RULES
+
+
+def __getattr__(attr: str) -> str:  # TITLE_RULES_VERSION, computed on first use (PEP 562)
+    if attr == "TITLE_RULES_VERSION":
+        return title_rules_version()
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 # A title is found in the opening of an abstract, and a name only in the sentences around its
 # contribution statements ("we propose ...", "this paper introduces ..."): every scan below runs
@@ -1735,6 +1785,15 @@ def _derive(abstract: str) -> str:
     found = _t_name(head, lower, statements, named)
     name, at = found if found else (None, -1)
     description = _t_description(head, name, at, statements)
+    hook = _describe()
+    if hook is not None:
+        try:
+            chosen = hook(abstract, name, head=head, default=description)
+        except Exception:  # the description is optional: the rules' own one stands
+            logger.exception("keyphrase.describe failed; keeping the rules' description")
+            chosen = None
+        if chosen:
+            description = chosen
     if name is not None:
         at_name = description.casefold().find(name.casefold())
         if at_name > 0:  # "... model using latent diffusion, called PanoDiffusion": name first

@@ -5,12 +5,15 @@ the rules print today."""
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from retrieval import text
 from retrieval.corpus import load_corpus
 from retrieval.text import ELLIPSIS, TITLE_LIMIT, TITLE_RULES_VERSION, derive_title, strip_markup
 from retrieval.tokenize import tokenize
@@ -54,6 +57,64 @@ def test_loaded_papers_carry_the_derived_titles():
 
 def test_rules_have_a_version():
     assert isinstance(TITLE_RULES_VERSION, str) and TITLE_RULES_VERSION.startswith("titles-")
+
+
+# -- the description hook (retrieval/keyphrase.py) --------------------------------------------------
+
+SAEBENCH = (
+    "Sparse autoencoders are popular. We introduce SAEBench, a comprehensive evaluation suite for "
+    "sparse autoencoders. It has eight metrics."
+)
+
+
+@pytest.fixture
+def hook(monkeypatch):
+    """Install a fake keyphrase.describe; yields the list of its calls."""
+    calls: list[tuple] = []
+    answer: dict[str, object] = {"value": None}
+
+    def describe(abstract, name, *, head, default):
+        calls.append((abstract, name, head, default))
+        if isinstance(answer["value"], Exception):
+            raise answer["value"]
+        return answer["value"]
+
+    monkeypatch.setattr(text, "_describe_hook", describe)
+    yield calls, answer
+
+
+def test_the_keyphrase_hook_supplies_the_description(hook):
+    calls, answer = hook
+    answer["value"] = "sparse autoencoder evaluation across eight metrics"
+    assert derive_title(SAEBENCH) == "SAEBench: Sparse autoencoder evaluation across eight metrics"
+    abstract, name, head, default = calls[0]
+    assert abstract == SAEBENCH and name == "SAEBench"
+    assert head.startswith(" Sparse autoencoders") and default == "Evaluation suite for sparse autoencoders"
+
+
+@pytest.mark.parametrize("value", [None, "", RuntimeError("bug in the hook")])
+def test_without_an_answer_from_the_hook_the_rules_description_stays(hook, value):
+    _, answer = hook
+    answer["value"] = value
+    assert derive_title(SAEBENCH) == "SAEBench: Evaluation suite for sparse autoencoders"
+
+
+def test_the_hooks_phrase_is_cut_to_the_title_limit_and_loses_a_leading_name(hook):
+    _, answer = hook
+    answer["value"] = "SAEBench: " + "sparse autoencoder evaluation " * 10
+    title = derive_title(SAEBENCH)
+    assert title.startswith("SAEBench: Sparse autoencoder evaluation") and title.count("SAEBench") == 1
+    assert len(title) <= TITLE_LIMIT and not title.endswith(ELLIPSIS)
+
+
+def test_the_keyphrase_version_is_part_of_the_title_rules_version(monkeypatch):
+    fake = types.ModuleType("retrieval.keyphrase")
+    fake.KEYPHRASE_VERSION = "kp-7"
+    monkeypatch.setitem(sys.modules, "retrieval.keyphrase", fake)
+    assert text.title_rules_version().endswith("+kp-7")
+    assert text.TITLE_RULES_VERSION == text.title_rules_version()
+    fake.KEYPHRASE_VERSION = "kp-8"
+    assert text.TITLE_RULES_VERSION.endswith("+kp-8")
 
 
 # -- behaviour -------------------------------------------------------------------------------------
