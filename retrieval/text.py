@@ -1265,7 +1265,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-_TITLE_RULES = "titles-2026.7"  # bumped whenever a rule here changes what titles say
+_TITLE_RULES = "titles-2026.8"  # bumped whenever a rule here changes what titles say
 
 # The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
 # (or the whole title when no name is found). Its contract:
@@ -1369,7 +1369,7 @@ _T_DANGLING = (
     | frozenset(
         "involving including using leveraging utilizing exploiting combining incorporating integrating "
         "requiring containing comprising yielding providing considering regarding concerning following "
-        "given such both each either whose who not also therefore thus through among without towards "
+        "given such both each either whose who not also therefore thus through among without towards just "
         "toward against about upon during after before beyond like versus".split()
     )
 )
@@ -1432,14 +1432,22 @@ _T_INTRODUCED = _LazyRe(r"[a-z]*\s+[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){
 _T_HEAD_NOUNS = frozenset(
     "method approach framework model algorithm system agent benchmark dataset technique architecture "
     "pipeline toolkit library suite network strategy paradigm module optimizer scheme attack metric "
-    "policy solver defense".split()
+    "policy solver defense layer operator estimator mechanism tool platform encoder decoder regularizer "
+    "simulator engine environment".split()
 )
 _T_NAMING_LINKS = frozenset("namely called named dubbed termed".split())
 _T_LOWER_CAMEL = _LazyRe(r" [a-z]{1,2}[A-Z][A-Za-z0-9-]*[a-z0-9]")  # iTransformer, dLLMs
 _T_CAMEL = _LazyRe(r"[a-z][A-Z]")
 _T_ACRONYM_AFTER = _LazyRe(r"\s*\(\**([A-Z][\w-]*[A-Z][\w-]*)\**\)")
 _T_URL_NAME = _LazyRe(r"https?://\S+?/([A-Za-z][\w.-]{2,30}?)/?(?=[\s).,;]*(?:\s|$))")
-_T_STOP_NAME = frozenset("The This These Our We In A An Code Our Data Project Page Github GitHub".split())
+_T_DEFINED_BONUS = 7
+_T_OBJECT_BONUS = 4
+_T_TITLE_COMPOUND = _LazyRe(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)+")  # Context-Aware, Multi-Granularity
+_T_COMMA_CAPITAL = _LazyRe(r", [\"“*_]*[A-Z]")
+_T_STOP_NAME = frozenset(
+    "The This These Our We In A An Code Our Data Project Page Github GitHub Anonymous Main Master Home "
+    "Index Tree Blob Repo Site Website Demo Paper".split()
+)
 
 
 def _t_window(head: str, i: int, n: int = 200) -> str:
@@ -1455,7 +1463,7 @@ def _t_window(head: str, i: int, n: int = 200) -> str:
 # engine on its fast path (it only tries positions after a space); the text given to it starts
 # with a space.
 _T_KEYWORDS = _LazyRe(
-    r" (?:(?:(we|this)|(called|named|dubbed|termed|coined|namely|(?:refer|referred) to as)"
+    r" (?:(?:(we|this)|(called|call|named|dubbed|termed|coined|namely|(?:refer|referred) to as)"
     r"|(our|resulting))(?= )|(propos|introduc|present))"
 )
 _T_STATEMENT = _LazyRe(
@@ -1541,7 +1549,8 @@ def _t_after_head_noun(head: str, start: int) -> bool:
 
 
 _T_NAME_AT = _LazyRe(
-    r"[\"“*]*(?P<n>[A-Z][a-z]*[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*|[a-z]{1,2}[A-Z][\w-]+)"
+    r"[\"“*]*(?P<n>(?:[A-Z][a-z]*-?[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*|[a-z]{1,2}[A-Z][\w-]+)"
+    r"(?:\.\d\w*|\$\\[A-Za-z]+\$)?)"  # MIntRec2.0, PixArt-$\alpha$
 )
 # "a novel framework, PARL, ...", "a GPT based model, Duolando", "the resulting framework VQGraph"
 
@@ -1568,7 +1577,7 @@ def _t_candidates(
     found: list[tuple[str, int]] = []
     bonus: dict[str, int] = {}
     explicit = list(named)
-    for _, j, _verb in statements:
+    for _, j, verb in statements:
         obj = _T_LEAD.match(head, j).end()
         end = head.find(". ", obj)
         end = len(head) if end == -1 else end
@@ -1582,18 +1591,45 @@ def _t_candidates(
         m = _T_NAME_AT.match(head, obj)  # "we propose FooNet to ..."
         if m is not None:
             found.append((m.group("n"), m.start("n")))
+            token, after = m.group("n"), head[m.end() : m.end() + 2]
+            if (  # what is proposed, more than a part defined later ("TimeMixer ... with PDM"); not
+                # the first word of a longer phrase ("PINN Adaptive ...", "Context-Aware Multiple ...")
+                verb in _T_INTRO_VERBS
+                and not (after[:1] == " " and after[1:].isupper())
+                and not _T_TITLE_COMPOUND.fullmatch(token)
+            ):
+                bonus[token] = max(bonus.get(token, 0), _T_OBJECT_BONUS)
     i = head.find("(")
     while i != -1:  # "... Completion Policy (SSCP)", "Mutual Scoring (MuSc)"
         m = _T_NAME_AT.match(head, i + 1)
         if m is not None:
             found.append((m.group("n"), m.start("n")))
+        elif head[i - 1 : i] == " ":  # "T-MARS (Text Masking and Re-Scoring)": a name, then its long form
+            at = head.rfind(" ", 0, i - 1) + 1
+            m = _T_NAME_AT.fullmatch(head, at, i - 1)
+            close = head.find(")", i, i + 120)
+            if m is not None and close != -1 and m.group("n") not in _T_GENERIC:
+                inside = head[i + 1 : close]
+                long = _schwartz_hearst(m.group("n"), inside)
+                if long is not None and long == inside.strip() and " " in long:
+                    found.append((m.group("n"), at))
+                    bonus[m.group("n")] = max(bonus.get(m.group("n"), 0), _T_DEFINED_BONUS)
         i = head.find("(", i + 1)
+    for m in _T_COMMA_CAPITAL.finditer(head):  # "a novel approach, GeneOH Diffusion, ...", "dataset, EQA-MX"
+        noun = head[head.rfind(" ", 0, m.start()) + 1 : m.start()].lower()
+        if noun in _T_HEAD_NOUNS or noun.removesuffix("s") in _T_HEAD_NOUNS:
+            n = _T_NAME_AT.match(head, m.start() + 2)  # a name-like word, not "model, Claude 2"
+            before = lower[max(0, m.start() - 60) : m.start()].split()[-6:]
+            if n is not None and any(w.startswith(_T_NAMING) for w in before):
+                found.append((n.group("n"), n.start("n")))
     for token, start in explicit:
         token = _t_explicit(token)
         if token is None:
             continue
         after = _T_ACRONYM_AFTER.match(head, start + len(token))
-        if after is None:  # "named Physics guided Neural Network for Air Quality Prediction (AirPhyNet)"
+        if after is None and not (_T_CAMEL.search(token) or token.replace("-", "").isupper()):
+            # "named Physics guided Neural Network for Air Quality Prediction (AirPhyNet)"; not
+            # "named FasterViT, with a focus on ... vision (CV)": FasterViT is a name already
             paren = head.find(" (", start + len(token), start + len(token) + 80)
             if paren != -1 and ". " not in head[start + len(token) : paren]:
                 after = _T_ACRONYM_AFTER.match(head, paren)
@@ -1607,7 +1643,7 @@ def _t_candidates(
             if not any(c.isupper() for c in token):  # github.com/x/ovor: the text's OVOR
                 at = lower.find(" " + token.lower())
                 if at == -1 or head[at + 1 : at + 1 + len(token)].islower():
-                    continue
+                    continue  # (shown as "Pgdvs", "Cvdm", such page-only names read badly)
                 token = head[at + 1 : at + 1 + len(token)]
             if token in _T_STOP_NAME:
                 continue
@@ -1664,12 +1700,18 @@ def _t_name(
     def introduced_at(pos: int) -> bool:  # "propose", "introduce", "call" ... in the 5 words before
         return any(w.startswith(_T_NAMING) for w in lower[max(0, pos - 50) : pos].split()[-5:])
 
+    def in_statement(pos: int) -> bool:  # in the sentence of a statement introducing something
+        return any(
+            s0 < pos and verb in _T_INTRO_VERBS and head.find(". ", s0, pos) == -1
+            for s0, _, verb in statements
+        )
+
     best: tuple[int, int, str, int] | None = None
-    seen: set[str] = set()
-    for token, start in found:
-        if token in seen:
+    seen: set[tuple[str, int]] = set()
+    for token, start in found:  # each place a token was found: "(SaNN)" defines it, a later "SaNN" not
+        if (token, start) in seen:
             continue
-        seen.add(token)
+        seen.add((token, start))
         introduced = bonus.get(token, 0) >= 10 or introduced_at(start)
         if (
             not introduced
@@ -1686,8 +1728,15 @@ def _t_name(
             long = _long_form(token, head[max(0, start - 200) : start - 1])
             if long:  # "the Single-Step Completion Policy (SSCP)": an acronym defined here
                 titled = sum(w[:1].isupper() for w in long.split()) * 2 >= len(long.split())
-                introduced = introduced or introduced_at(start - 1 - len(long))
-                score += (7 if titled else 2) if introduced else (2 if titled else -2)
+                introduced = (
+                    introduced
+                    or introduced_at(start - 1 - len(long))
+                    # "we design a framework ... based on the summarized retrieval (SuRe)"; not a
+                    # plural (POMDPs): a background term
+                    or (token[-1] != "s" and in_statement(start))
+                )
+                if bonus.get(token, 0) < 10:  # (an explicit one has its own: "Hierarchical Attention (HAT)")
+                    score += (7 if titled else 2) if introduced else (2 if titled else -2)
         if not (introduced or appositive or token in bonus):
             continue  # an acronym of the background (LLMs, SAEs) is not the paper's name
         if best is not None and score + 4 <= best[0]:
@@ -1759,8 +1808,39 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
     return _capitalize(_t_first_sentence(head))
 
 
-_T_MARKUP = _LazyRe(r"\\(?:emph|textit|textbf|texttt|textsc|mathrm|text)\{([^{}$\\]*)\}|\*\*|__")
-_T_DOLLAR_WORD = _LazyRe(r"\$([A-Za-z][\w-]*)\$")
+# the words of a statement's lead, before what it states ("In this paper, we present")
+_T_LEAD_WORDS = frozenset(
+    "in this paper work article study we here to end first also then further thus".split()
+)
+_T_LEAD_VERBS = ("propos", "introduc", "present", "describ", "develop", "design", "offer", "releas", "build")
+
+
+def _t_only_lead(phrase: str) -> bool:
+    """The phrase is only a statement's lead ("We introduce", "In this paper, we present")."""
+    words = phrase.lower().replace(",", " ").split()
+    return bool(words) and all(w in _T_LEAD_WORDS or w.startswith(_T_LEAD_VERBS) for w in words)
+
+
+def _t_after_name(head: str, end: int) -> str:
+    """The phrase right after a name ("MVDream, a diffusion model that ..." -> "diffusion model";
+    "TOSS, which introduces text to ..." -> "introduces text to ..."), or "" (the name alone)."""
+    after = _t_window(head, end)
+    m = _T_APPOSITION.match(after)
+    if m is None:
+        return ""  # "Lemur and Lemur-Chat, ...": no phrase about the name
+    rest = after[m.end() :]
+    if rest.startswith(("which ", "that ")):
+        rest = rest.split(" ", 1)[1]
+    phrase = _t_clip(rest[_T_LEAD.match(rest).end() :])
+    return phrase if not phrase.count("$") % 2 else ""
+
+
+_T_MARKUP = _LazyRe(
+    r"\\(?:emph|textit|textbf|texttt|textsc|mathrm|text)\{([^{}$\\]*)\}|\{\\(?:bf|it|em|sc|tt)\s+([^{}$\\]*)\}"
+    r"|\*\*|__"
+)  # \textbf{DoLa}, {\bf FreeDyG}, **BaDExpert**
+# $\textit{DoLa}$, $\textit{Open-endedness via Models of ...}$: the words
+_T_DOLLAR_WORD = _LazyRe(r"\$([A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,12})\$")
 
 
 def _t_lower(head: str) -> str:
@@ -1778,7 +1858,7 @@ def _derive(abstract: str) -> str:
     if "\n" in head or "\t" in head:
         head = head.replace("\n", " ").replace("\t", " ")
     if "\\" in head or "**" in head or "__" in head:  # \textbf{DoLa}, **BaDExpert**: the plain words
-        head = _T_DOLLAR_WORD.sub(r"\1", _T_MARKUP.sub(lambda m: m.group(1) or "", head))
+        head = _T_DOLLAR_WORD.sub(r"\1", _T_MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", head))
     head = " " + head
     lower = _t_lower(head)
     statements, named = _t_sites(head, lower)
@@ -1798,6 +1878,8 @@ def _derive(abstract: str) -> str:
         at_name = description.casefold().find(name.casefold())
         if at_name > 0:  # "... model using latent diffusion, called PanoDiffusion": name first
             description = _T_CALLED.sub("", description[:at_name].rstrip(" ,(*")).rstrip(" ,(")
+            if _t_only_lead(description):  # "We introduce MVDream, ...": what follows the name
+                description = _t_after_name(head, at + len(name))
         elif at_name == 0:
             description = description[len(name) :].lstrip(" ,:(*)")
             description = description[_T_LEAD.match(description).end() :]

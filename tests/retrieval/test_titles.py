@@ -214,6 +214,110 @@ def test_the_introduced_name_leads_the_title(abstract, name):
     assert title.startswith(name), title
 
 
+@pytest.mark.parametrize(
+    ("abstract", "name"),
+    [
+        # the acronym defined where it is proposed, though a later statement names it first
+        (
+            "Simplicial networks are slow. In this work, we propose a scalable simplicial-aware neural "
+            "network (SaNN) model with a constant run-time. We prove that SaNN is strictly more powerful "
+            "than the Simplicial Weisfeiler-Lehman (SWL) test.",
+            "SaNN",
+        ),
+        # an acronym defined in the sentence of an introducing statement, far from its verb
+        (
+            "LLMs hallucinate. To this end, we design a simple yet effective framework to enhance question "
+            "answering with LLMs, based on the summarized retrieval (SuRe). SuRe helps LLMs answer.",
+            "SuRe",
+        ),
+        # "which we call X"
+        (
+            "Robots generalise poorly. We propose a policy conditioning method using rough trajectory "
+            "sketches, which we call RT-Trajectory, that is practical and easy to specify.",
+            "RT-Trajectory",
+        ),
+        # a name followed by its long form: "X (Long Form)"
+        (
+            "Structure learning is hard. Regularization via a smooth penalty yields CoLiDE (Concomitant "
+            "Linear DAG Estimation), a regression-based criterion amenable to optimization.",
+            "CoLiDE",
+        ),
+        # a name of one capital, a hyphen and more (T-MARS, R-EDL)
+        (
+            "Web data has text in images. Our simple and scalable approach, T-MARS (Text Masking and "
+            "Re-Scoring), filters out pairs where the text dominates.",
+            "T-MARS",
+        ),
+        # a name right after a head noun and a comma, introduced a few words before
+        (
+            "In this paper, we introduce 8 novel embodied question answering (EQA) tasks. We have developed "
+            "a novel large-scale dataset, EQA-MX, with over 8 million diverse embodied QA samples.",
+            "EQA-MX",
+        ),
+        (
+            "This paper proposes a novel neural layer, LogicMP, which performs mean-field variational "
+            "inference over a Markov Logic Network (MLN).",
+            "LogicMP",
+        ),
+        # {\bf X} as well as \textbf{X}
+        (
+            "Dynamic graphs shift. We propose a simple yet novel method called \\textbf{Fre}quency "
+            "\\textbf{E}nhanced Continuous-Time \\textbf{Dy}namic \\textbf{G}raph ({\\bf FreeDyG}) "
+            "model for link prediction.",
+            "FreeDyG",
+        ),
+        # a version number and a LaTeX suffix are part of the name
+        (
+            "We introduce MIntRec2.0, a large-scale benchmark dataset for multimodal intent recognition.",
+            "MIntRec2.0",
+        ),
+        ("We introduce PixArt-$\\alpha$, a Transformer-based text-to-image diffusion model.", "PixArt-α"),
+        # the named object of "we propose", not a part it is built with (PDM is defined in the same
+        # statement, which alone would make it the name)
+        (
+            "Time series mix scales. Based on this observation, we propose TimeMixer as a fully MLP-based "
+            "architecture with Past-Decomposable-Mixing (PDM) and Future-Multipredictor-Mixing (FMM) blocks. "
+            "PDM mixes seasonal and trend parts; FMM ensembles predictors. PDM is light.",
+            "TimeMixer",
+        ),
+        # a name introduced with "named X, ..." is not replaced by a later acronym of the sentence
+        (
+            "We design a new family of hybrid CNN-ViT neural networks, named FasterViT, with a focus on "
+            "high image throughput for computer vision (CV) applications. FasterViT is fast.",
+            "FasterViT",
+        ),
+    ],
+)
+def test_more_ways_a_name_is_introduced(abstract, name):
+    title = derive_title(abstract)
+    assert title.startswith(name + ":"), title
+
+
+@pytest.mark.parametrize(
+    ("abstract", "title"),
+    [
+        (  # the first sentence before the name is only "We introduce": the phrase after the name
+            "We introduce MVDream, a diffusion model that is able to generate consistent multi-view images "
+            "from a given text prompt. Learning from 2D and 3D data helps.",
+            "MVDream: Diffusion model",
+        ),
+        (
+            "In this paper, we present TOSS, which introduces text to the task of novel view synthesis (NVS) "
+            "from just a single RGB image. While Zero123 works, it is ambiguous.",
+            "TOSS: Introduces text to the task of novel view synthesis",
+        ),
+        (  # nothing about the name follows it: the name alone
+            "We introduce Lemur and Lemur-Chat, openly accessible language models optimized for both natural "
+            "language and coding. Code: https://github.com/x/Lemur.",
+            "Lemur",
+        ),
+    ],
+)
+def test_a_statements_lead_is_never_the_description(abstract, title):
+    assert derive_title(abstract) == title
+
+
+
 def test_a_capitalised_word_is_not_a_name_unless_introduced():
     title = derive_title(
         "Transformers, however, are slow on long inputs. We propose sparse routing for long inputs."
