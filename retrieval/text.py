@@ -1237,6 +1237,9 @@ def _schwartz_hearst(short: str, long: str) -> str | None:
     return long[start:].strip()
 
 
+_LONG_FORM_LEAD = _LazyRe(r"^(?:the|an?|our|novel|new)\s+", re.I)
+
+
 @functools.lru_cache(maxsize=256)  # the name's long form is asked for again by the description
 def _long_form(abbr: str, before: str) -> str | None:
     """The expansion of ``(abbr)`` that ends ``before``, validated for length and shape."""
@@ -1247,7 +1250,7 @@ def _long_form(abbr: str, before: str) -> str | None:
     long = _schwartz_hearst(core, window)
     if not long or len(long) <= len(abbr) or long.lower().startswith(abbr.lower()):
         return None
-    long = re.sub(r"^(?:the|an?|our|novel|new)\s+", "", long, flags=re.I).strip(" ,")
+    long = _LONG_FORM_LEAD.sub("", long).strip(" ,")
     if not long or len(long.split()) > len(core) + 3 or "," in long:
         return None
     return long
@@ -1269,17 +1272,18 @@ _TITLE_RULES = "titles-2026.8"  # bumped whenever a rule here changes what title
 
 # The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
 # (or the whole title when no name is found). Its contract:
-#   describe(abstract, name, *, head, default) -> str | None
-#     abstract  the abstract as given (LaTeX and markdown allowed)
-#     name      the name this module found ("SAEBench"), or None
-#     head      the title region: the opening 1,500 characters, newlines as spaces, \textbf{}/**
-#               emphasis dropped, one leading space (what the name rules read)
-#     default   this module's own description (capitalised; it may still start with the name)
-#   It returns a plain phrase of words from the abstract (no "Name:" prefix, no ellipsis); None or ""
-#   keeps ``default``. This module capitalises it, drops a leading name, cuts it to the title limit
-#   and strips markup. It must not raise (an exception is logged and ``default`` kept) and its
-#   module must be cheap to import (load data lazily). KEYPHRASE_VERSION, a string in that module,
-#   changes whenever its output changes: it is part of TITLE_RULES_VERSION, hence of the cache key.
+#   describe(head, name) -> str
+#     head   the title region: the opening 1,500 characters, newlines as spaces, \textbf{}/**
+#            emphasis dropped, one leading space (what the name rules read)
+#     name   the name this module found ("SAEBench"), or None
+#   It returns a plain phrase of words from ``head`` (no "Name:" prefix, no ellipsis), or "" to keep
+#   this module's own description. It is asked after the long form of the name's acronym ("SSCP:
+#   Single-Step Completion Policy" stays) and before the appositive, statement and first-sentence
+#   rules, which then run only when it has no phrase. This module capitalises the phrase, drops a
+#   leading name, cuts it to the title limit and strips markup. An exception is logged and the rules'
+#   description kept. The module must be cheap to import (data loaded lazily). KEYPHRASE_VERSION, a
+#   string in it, changes whenever its output changes: it is part of TITLE_RULES_VERSION, hence of
+#   the index cache key.
 _UNSET = object()
 _describe_hook: object = _UNSET
 
@@ -1462,10 +1466,17 @@ def _t_window(head: str, i: int, n: int = 200) -> str:
 # ("called", "named" ...) and the introducing verbs. The literal leading space keeps the regex
 # engine on its fast path (it only tries positions after a space); the text given to it starts
 # with a space.
-_T_KEYWORDS = _LazyRe(
-    r" (?:(?:(we|this)|(called|call|named|dubbed|termed|coined|namely|(?:refer|referred) to as)"
-    r"|(our|resulting))(?= )|(propos|introduc|present))"
+_T_KEYWORDS = _LazyRe(  # (a plain alternation after a literal: several times faster than with groups)
+    r" (?:we|this|our|resulting|called|call|named|dubbed|termed|coined|namely|referred to as|refer to as"
+    r"|propos|introduc|present)"
 )
+# what each keyword starts: 1 a statement, 2 a name after a naming word, 3 "our X", 4 "propose X";
+# the words of kinds 1-3 are whole words (a space follows), those of kind 4 stems
+_T_KEYWORD_KIND = {
+    "we": 1, "this": 1, "called": 2, "call": 2, "named": 2, "dubbed": 2, "termed": 2, "coined": 2,
+    "namely": 2, "referred to as": 2, "refer to as": 2, "our": 3, "resulting": 3,
+    "propos": 4, "introduc": 4, "present": 4,
+}
 _T_STATEMENT = _LazyRe(
     r"(?:(?:first|then|further|also|here|thus|therefore|newly|formally|systematically|empirically|"
     r"theoretically) )?(?P<v>propos|introduc|present|develop|design|devis|build|construct|creat|contribut|"
@@ -1491,32 +1502,38 @@ def _t_sites(
     head: str, lower: str, limit: int = 3
 ) -> tuple[list[tuple[int, int, str]], list[tuple[str, int]]]:
     """The first few contribution statements ("we propose", "this paper first introduces") as
-    (start, where the object starts, verb), in text order, and the names introduced explicitly
-    ("..., called Zipformer", "(by) presenting Vocos, a ...") with their positions. ``lower`` is
+    (start, where the object starts after any "a novel", verb), in text order, and the names
+    introduced explicitly ("..., called Zipformer", "(by) presenting Vocos, a ...") with their
+    positions. ``lower`` is
     ``head`` lowercased, both starting with a space."""
     statements: list[tuple[int, int, str]] = []
     named: list[tuple[str, int]] = []
     for m in _T_KEYWORDS.finditer(lower):  # the space after a keyword is left for the next one
+        word = m.group()[1:]
+        kind = _T_KEYWORD_KIND[word]
         end = m.end() + 1
-        if m.group(1):
+        if kind != 4 and lower[m.end() : end] != " ":
+            continue  # "well", "ours"
+        if kind == 1:
             if len(statements) < limit:
-                if m.group(1) == "this":
+                if word == "this":
                     if not lower.startswith(_T_SUBJECTS, end):
                         continue
                     end = lower.find(" ", end) + 1
                 s = _T_STATEMENT.match(lower, end)
                 if s is not None:
                     verb = s.group("v")
-                    statements.append((m.start() + 1, s.end(), verb))
+                    # (start, its object after "a novel ...", verb)
+                    statements.append((m.start() + 1, _T_LEAD.match(head, s.end()).end(), verb))
                     if verb in _T_INTRO_VERBS:  # "we present Eureka, a ...", "we introduce X (XY)"
                         n = _T_INTRODUCED.match(head, s.start("v") + len(verb))
                         if n is not None:
                             named.append((n.group("n"), n.start("n")))
-        elif m.group(2):
+        elif kind == 2:
             n = _T_NAMED.match(head, end)
             if n is not None:
                 named.append((n.group("n"), n.start("n")))
-        elif m.group(4):
+        elif kind == 4:
             n = _T_INTRODUCED.match(head, end - 1)
             if n is not None:
                 named.append((n.group("n"), n.start("n")))
@@ -1578,7 +1595,7 @@ def _t_candidates(
     bonus: dict[str, int] = {}
     explicit = list(named)
     for _, j, verb in statements:
-        obj = _T_LEAD.match(head, j).end()
+        obj = j
         end = head.find(". ", obj)
         end = len(head) if end == -1 else end
         words = head[obj : obj + 60].split(None, 4)[:4]
@@ -1774,9 +1791,10 @@ def _t_says_something(words: list[str]) -> bool:
 
 def _t_description(head: str, name: str | None, at: int, statements: list[tuple[int, int, str]]) -> str:
     """What the paper contributes, as a short phrase: the long form of the name's acronym, else the
-    appositive after the name ("X, a ..."), else the object of the first contribution statement
-    that names something ("we propose ...", not "we address this gap"), else the first sentence.
-    A phrase with cut math (an odd number of ``$``) is passed over."""
+    key-phrase description (the hook above), else the appositive after the name ("X, a ..."), else
+    the object of the first contribution statement that names something ("we propose ...", not "we
+    address this gap"), else the first sentence. A phrase with cut math (an odd number of ``$``) is
+    passed over."""
     if name is not None:
         after = _t_window(head, at + len(name))
         if after[:1] == ")":  # "... Single-Step Completion Policy (SSCP)": the long form
@@ -1784,6 +1802,16 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
             if long:
                 return long
             after = after[1:]
+    hook = _describe()
+    if hook is not None:  # the key words of the abstract (retrieval/keyphrase.py)
+        try:
+            phrase = hook(head, name)
+        except Exception:  # the description is optional: the rules' own one stands
+            logger.exception("keyphrase.describe failed; keeping the rules' description")
+            phrase = ""
+        if phrase:
+            return _capitalize(phrase)
+    if name is not None:
         m = _T_APPOSITION.match(after)
         if m:
             rest = after[m.end() :]
@@ -1797,7 +1825,7 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
             ):
                 return _capitalize(phrase)
     for _, j, _verb in statements:
-        phrase = _t_clip(_t_window(head, _T_LEAD.match(head, j).end()))
+        phrase = _t_clip(_t_window(head, j))
         if name is not None and phrase.startswith(name):
             phrase = phrase[len(name) :].lstrip(" ,:(")
         words = phrase.split()
@@ -1865,15 +1893,6 @@ def _derive(abstract: str) -> str:
     found = _t_name(head, lower, statements, named)
     name, at = found if found else (None, -1)
     description = _t_description(head, name, at, statements)
-    hook = _describe()
-    if hook is not None:
-        try:
-            chosen = hook(abstract, name, head=head, default=description)
-        except Exception:  # the description is optional: the rules' own one stands
-            logger.exception("keyphrase.describe failed; keeping the rules' description")
-            chosen = None
-        if chosen:
-            description = chosen
     if name is not None:
         at_name = description.casefold().find(name.casefold())
         if at_name > 0:  # "... model using latent diffusion, called PanoDiffusion": name first

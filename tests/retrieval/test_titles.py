@@ -69,12 +69,12 @@ SAEBENCH = (
 
 @pytest.fixture
 def hook(monkeypatch):
-    """Install a fake keyphrase.describe; yields the list of its calls."""
+    """Install a fake keyphrase.describe; yields the list of its calls and its answer."""
     calls: list[tuple] = []
-    answer: dict[str, object] = {"value": None}
+    answer: dict[str, object] = {"value": ""}
 
-    def describe(abstract, name, *, head, default):
-        calls.append((abstract, name, head, default))
+    def describe(head, name):
+        calls.append((head, name))
         if isinstance(answer["value"], Exception):
             raise answer["value"]
         return answer["value"]
@@ -87,12 +87,18 @@ def test_the_keyphrase_hook_supplies_the_description(hook):
     calls, answer = hook
     answer["value"] = "sparse autoencoder evaluation across eight metrics"
     assert derive_title(SAEBENCH) == "SAEBench: Sparse autoencoder evaluation across eight metrics"
-    abstract, name, head, default = calls[0]
-    assert abstract == SAEBENCH and name == "SAEBench"
-    assert head.startswith(" Sparse autoencoders") and default == "Evaluation suite for sparse autoencoders"
+    head, name = calls[0]
+    assert name == "SAEBench" and head.startswith(" Sparse autoencoders") and "\n" not in head
 
 
-@pytest.mark.parametrize("value", [None, "", RuntimeError("bug in the hook")])
+def test_an_acronyms_long_form_comes_before_the_hook(hook):
+    calls, answer = hook
+    answer["value"] = "distilled flow policy"
+    abstract = "Offline RL is slow. We propose the Single-Step Completion Policy (SSCP), which distils."
+    assert derive_title(abstract) == "SSCP: Single-Step Completion Policy" and not calls
+
+
+@pytest.mark.parametrize("value", ["", None, RuntimeError("bug in the hook")])
 def test_without_an_answer_from_the_hook_the_rules_description_stays(hook, value):
     _, answer = hook
     answer["value"] = value
