@@ -1268,7 +1268,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-_TITLE_RULES = "titles-2026.8"  # bumped whenever a rule here changes what titles say
+_TITLE_RULES = "titles-2026.9"  # bumped whenever a rule here changes what titles say
 
 # The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
 # (or the whole title when no name is found). Its contract:
@@ -1341,7 +1341,9 @@ _T_GENERIC = frozenset(
     "PDEs ODE ODEs SDE SDEs MDP MDPs POMDP DNN DNNs LM LMs II III IV OOD IID KL MSE DP FL SSL TD CLIP API "
     "APIs RGB NeRF NeRFs ImageNet CIFAR CIFAR-10 CIFAR-100 MNIST COCO LoRA ReLU RLHF DPO PPO QA VQA MoE "
     "LLaMA LLaMA-2 Llama-2 Transformer Transformers USA GPT-4V T2I I2I KG KGs SAM DNA RNA NP AUC NTK "
-    "IoU SVM PCA HMM BO GP GPs EM MCMC MLE ERM SAT SMT NeurIPS ICLR ICML CVPR".split()
+    "IoU SVM PCA HMM BO GP GPs EM MCMC MLE ERM SAT SMT NeurIPS ICLR ICML CVPR Chain-of-Thought "
+    "Chain-of-Thoughts Tree-of-Thought Tree-of-Thoughts Mixture-of-Experts Text-to-Image Text-to-Video "
+    "Image-to-Image".split()
 )
 _T_NAMING = (
     "propos", "introduc", "present", "call", "dub", "term", "nam", "develop", "coin", "design", "build",
@@ -1431,13 +1433,16 @@ _T_NAMED = _LazyRe(
 )
 # A Capitalised phrase followed by a comma, colon or parenthesis: a name when a naming verb comes
 # just before it ("we present Eureka, a ...", "this work introduces Video Diffusion Transformer (VDT)").
-_T_INTRODUCED = _LazyRe(r"[a-z]*\s+[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,4})(?=[\"”*]*\s*[,:(—])")
+_T_INTRODUCED = _LazyRe(  # ("we introduce, Sign2GPT, a ...", "we propose the Mayfly, the first ...")
+    r"[a-z]*,?\s+(?:the\s+)?[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,4})(?=[\"”*]*\s*[,:(—])"
+)
 # "our method, FLATTEN", "the resulting framework VQGraph": the word just before a candidate
 _T_HEAD_NOUNS = frozenset(
     "method approach framework model algorithm system agent benchmark dataset technique architecture "
     "pipeline toolkit library suite network strategy paradigm module optimizer scheme attack metric "
     "policy solver defense layer operator estimator mechanism tool platform encoder decoder regularizer "
-    "simulator engine environment".split()
+    "simulator engine environment sampler predictor generator detector classifier planner controller "
+    "learner".split()
 )
 _T_NAMING_LINKS = frozenset("namely called named dubbed termed".split())
 _T_LOWER_CAMEL = _LazyRe(r" [a-z]{1,2}[A-Z][A-Za-z0-9-]*[a-z0-9]")  # iTransformer, dLLMs
@@ -1566,7 +1571,7 @@ def _t_after_head_noun(head: str, start: int) -> bool:
 
 
 _T_NAME_AT = _LazyRe(
-    r"[\"“*]*(?P<n>(?:[A-Z][a-z]*-?[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*|[a-z]{1,2}[A-Z][\w-]+)"
+    r"[\"“*]*(?P<n>(?:[A-Z][a-z]*-?[A-Z0-9][\w+*-]*|[A-Z][a-z]+(?:-[a-z]+)*-[A-Z][\w-]*|[a-z]{1,2}[A-Z][\w-]+)"
     r"(?:\.\d\w*|\$\\[A-Za-z]+\$)?)"  # MIntRec2.0, PixArt-$\alpha$
 )
 # "a novel framework, PARL, ...", "a GPT based model, Duolando", "the resulting framework VQGraph"
@@ -1650,7 +1655,8 @@ def _t_candidates(
             paren = head.find(" (", start + len(token), start + len(token) + 80)
             if paren != -1 and ". " not in head[start + len(token) : paren]:
                 after = _T_ACRONYM_AFTER.match(head, paren)
-        if after:  # "Video Diffusion Transformer (VDT)": VDT; "Learnable Spherical Patch Fields (DeepSPF)"
+        if after and len(after.group(1)) >= 3:  # "Video Diffusion Transformer (VDT)": VDT; not
+            # "Instructive Decoding (ID)": a two-letter acronym is no name; the phrase is
             token, start = after.group(1), after.start(1)
         found.append((token, start))
         bonus[token] = max(bonus.get(token, 0), 10)
@@ -1741,7 +1747,7 @@ def _t_name(
         tail = head[start + len(token) : start + len(token) + 5].lstrip("*")
         appositive = tail.startswith((", a ", ", an ", ": a ", ": an", " is a", " is an", ", the"))
         score = (5 if introduced else 0) + (2 if appositive else 0) + bonus.get(token, 0)
-        if head[start - 1 : start] == "(" and (best is None or score + 11 > best[0]):
+        if head[start - 1 : start] == "(" and (best is None or score + 16 > best[0]):  # (12 + 3 + 1 at most)
             long = _long_form(token, head[max(0, start - 200) : start - 1])
             if long:  # "the Single-Step Completion Policy (SSCP)": an acronym defined here
                 titled = sum(w[:1].isupper() for w in long.split()) * 2 >= len(long.split())
@@ -1761,6 +1767,8 @@ def _t_name(
         score += min(head.count(token), 3)
         if _T_CAMEL.search(token):
             score += 1  # a coined CamelCase word (ScaledAdam) more than an initialism (PTQ)
+        elif " " in token:
+            score -= 1  # and more than a phrase of plain words ("the Markov Bridge Model")
         if best is None or score > best[0]:
             best = (score, -start, token, start)
     if best is None or best[0] < 3:
@@ -1864,7 +1872,7 @@ def _t_after_name(head: str, end: int) -> str:
 
 
 _T_MARKUP = _LazyRe(
-    r"\\(?:emph|textit|textbf|texttt|textsc|mathrm|text)\{([^{}$\\]*)\}|\{\\(?:bf|it|em|sc|tt)\s+([^{}$\\]*)\}"
+    r"\\(?:emph|textit|textbf|texttt|textsc|textsf|textrm|mathrm|mathsf|mathtt|text)\{([^{}$\\]*)\}|\{\\(?:bf|it|em|sc|tt)\s+([^{}$\\]*)\}"
     r"|\*\*|__"
 )  # \textbf{DoLa}, {\bf FreeDyG}, **BaDExpert**
 # $\textit{DoLa}$, $\textit{Open-endedness via Models of ...}$: the words

@@ -300,6 +300,57 @@ def test_more_ways_a_name_is_introduced(abstract, name):
 
 
 @pytest.mark.parametrize(
+    ("abstract", "name"),
+    [
+        # a comma after the verb, "the" before the name
+        (
+            "Sign languages lack data. We introduce, Sign2GPT, a novel framework for sign language "
+            "translation that uses pretrained vision and language models.",
+            "Sign2GPT",
+        ),
+        (
+            "Graph streams are large. In this work, we propose the Mayfly, the first neural data structure "
+            "for summarizing graph streams. The Mayfly replaces handcrafted data structures.",
+            "Mayfly",
+        ),
+        # a two-letter acronym does not replace the phrase it abbreviates
+        (
+            "Instruction-tuned models struggle. This paper presents Instructive Decoding (ID), a simple yet "
+            "effective approach that augments instruction-tuned models.",
+            "Instructive Decoding",
+        ),
+        # \textsf{} like \textbf{}; a head noun such as "sampler" before the name
+        (
+            "We present a novel unified bilevel optimization-based framework, \\textsf{PARL}, formulated to "
+            "address policy alignment in reinforcement learning.",
+            "PARL",
+        ),
+        (
+            "Phylogenetics is combinatorial. We demonstrate that our amortized posterior sampler, PhyloGFN, "
+            "produces diverse evolutionary hypotheses. PhyloGFN is competitive.",
+            "PhyloGFN",
+        ),
+        # a hyphenated compound with lowercase words inside
+        (
+            "Tables are hard for LLMs. We propose the Chain-of-Table framework, where tabular data is used "
+            "in the reasoning chain.",
+            "Chain-of-Table",
+        ),
+        # a coined word before a phrase of plain words, both introduced (guards the "the" above)
+        (
+            "Retrosynthesis is hard. We introduce the Markov Bridge Model, a generative framework for "
+            "dependent distributions. We then introduce RetroBridge, a template-free retrosynthesis "
+            "modeling approach that achieves state-of-the-art results.",
+            "RetroBridge",
+        ),
+    ],
+)
+def test_yet_more_ways_a_name_is_introduced(abstract, name):
+    title = derive_title(abstract)
+    assert title.startswith(name + ":"), title
+
+
+@pytest.mark.parametrize(
     ("abstract", "title"),
     [
         (  # the first sentence before the name is only "We introduce": the phrase after the name
