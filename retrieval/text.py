@@ -1311,8 +1311,10 @@ def title_rules_version() -> str:
     module's. It is in the index cache key, so caches rebuild when titles change, and only then
     (no source file is hashed)."""
     module = _keyphrase_module()
-    extra = getattr(module, "KEYPHRASE_VERSION", None) if module is not None else None
-    return f"{_TITLE_RULES}+{extra}" if extra else _TITLE_RULES
+    if module is None:
+        return _TITLE_RULES
+    # (a module without its version still changes the key: its descriptions are not the rules')
+    return f"{_TITLE_RULES}+{getattr(module, 'KEYPHRASE_VERSION', 'keyphrase')}"
 
 
 def __getattr__(attr: str) -> str:  # TITLE_RULES_VERSION, computed on first use (PEP 562)

@@ -121,6 +121,8 @@ def test_the_keyphrase_version_is_part_of_the_title_rules_version(monkeypatch):
     assert text.TITLE_RULES_VERSION == text.title_rules_version()
     fake.KEYPHRASE_VERSION = "kp-8"
     assert text.TITLE_RULES_VERSION.endswith("+kp-8")
+    del fake.KEYPHRASE_VERSION  # a module without a version still changes the key
+    assert text.TITLE_RULES_VERSION.endswith("+keyphrase")
 
 
 # -- behaviour -------------------------------------------------------------------------------------
