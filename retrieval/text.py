@@ -1799,12 +1799,13 @@ def _t_says_something(words: list[str]) -> bool:
     return sum(w.lower().strip(",;:()") not in _T_GENERIC_WORDS for w in words) >= 2
 
 
-def _t_description(head: str, name: str | None, at: int, statements: list[tuple[int, int, str]]) -> str:
-    """What the paper contributes, as a short phrase: the long form of the name's acronym, else the
-    key-phrase description (the hook above), else the appositive after the name ("X, a ..."), else
-    the object of the first contribution statement that names something ("we propose ...", not "we
-    address this gap"), else the first sentence. A phrase with cut math (an odd number of ``$``) is
-    passed over."""
+def _t_rule_description(
+    head: str, name: str | None, at: int, statements: list[tuple[int, int, str]]
+) -> str:
+    """What the paper contributes, by the rules: the long form of the name's acronym, else the
+    appositive after the name ("X, a ..."), else the object of the first contribution statement
+    that names something ("we propose ...", not "we address this gap"), else the first sentence.
+    A phrase with cut math (an odd number of ``$``) is passed over."""
     if name is not None:
         after = _t_window(head, at + len(name))
         if after[:1] == ")":  # "... Single-Step Completion Policy (SSCP)": the long form
@@ -1812,15 +1813,6 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
             if long:
                 return long
             after = after[1:]
-    hook = _describe()
-    if hook is not None:  # the key words of the abstract (retrieval/keyphrase.py)
-        try:
-            phrase = hook(head, name)
-        except Exception:  # the description is optional: the rules' own one stands
-            logger.exception("keyphrase.describe failed; keeping the rules' description")
-            phrase = ""
-        if phrase:
-            return _capitalize(phrase)
     if name is not None:
         m = _T_APPOSITION.match(after)
         if m:
@@ -1871,6 +1863,32 @@ def _t_after_name(head: str, end: int) -> str:
         rest = rest.split(" ", 1)[1]
     phrase = _t_clip(rest[_T_LEAD.match(rest).end() :])
     return phrase if not phrase.count("$") % 2 else ""
+
+
+def _t_description(head: str, name: str | None, at: int, statements: list[tuple[int, int, str]]) -> str:
+    """What the paper contributes, as a short phrase: the rules' phrase (:func:`_t_rule_description`)
+    when it is the long form of the name's acronym or holds a word the abstract repeats, else the
+    key-phrase description (the hook above: "Semi-supervised learning setting" -> "Collecting
+    gold-standard phenotype data with ACPs"), else still the rules' phrase. The key phrase costs a
+    pass over the words, so it is asked for only when the rules' phrase misses the topic (about one
+    abstract in seven; the module's ``names_the_topic`` decides, with a few ``str.count``)."""
+    phrase = _t_rule_description(head, name, at, statements)
+    hook = _describe()
+    if hook is None:
+        return phrase
+    if name is not None and head[at + len(name) : at + len(name) + 1] == ")" and phrase == _long_form(
+        name, head[max(0, at - 200) : at - 1]
+    ):
+        return phrase  # "SSCP: Single-Step Completion Policy"
+    topical = getattr(_keyphrase_module(), "names_the_topic", None)
+    if topical is not None and topical(phrase, head):
+        return phrase
+    try:  # the key words of the abstract (retrieval/keyphrase.py)
+        key = hook(head, name)
+    except Exception:  # the description is optional: the rules' own one stands
+        logger.exception("keyphrase.describe failed; keeping the rules' description")
+        key = ""
+    return _capitalize(key) if key else phrase
 
 
 _T_MARKUP = _LazyRe(

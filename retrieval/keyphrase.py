@@ -1,0 +1,305 @@
+"""Keyphrase descriptions for derived titles: the words of an abstract a title would use.
+
+A real title is mostly the abstract's key words: the ones it repeats, the ones in its first
+sentence and in its contribution statement ("we propose ..."), the technical ones it capitalises.
+:func:`describe` scores every content word of the abstract so, cuts the text into noun-phrase-like
+chunks (runs of words between stopwords, verbs and punctuation), and returns the chunk that covers
+the best-scoring words, joined to a second one when the text links them with a preposition of its
+own ("... for ...", "... via ...", "... with ...").
+
+Contract (``retrieval.text._t_description`` calls it when the rules' phrase misses the topic, see
+:func:`names_the_topic`; an acronym's long form is always kept)::
+
+    describe(head: str, name: str | None = None) -> str
+
+* ``head``: the abstract's opening as ``derive_title`` prepares it (one line, markup stripped, a
+  leading space). Any string is accepted; only the first 1,500 characters count.
+* ``name``: the name the title leads with (``SAEBench``), or None. It is a break word (and a
+  subject: the word after it is read as a verb), so the description says what the name does not.
+* Returns a phrase of 2 to :data:`MAX_WORDS` words, every word taken from ``head`` in its own
+  spelling (connectors included), not capitalised, ending on a content word (never on "of", "for",
+  "and" ...); or ``""`` when no phrase scores or the text has fewer than 60 words (no word repeats
+  enough to tell: the caller's rules decide).
+
+Pure and synchronous; no data file, no corpus statistics: the break and generic words are written
+by hand, and the word weights are a handful of numbers fitted (a logistic model of "this word is in
+the real title") on the even half of the ICLR 2024 title benchmark and checked on the odd half.
+
+Cost: one Python pass over the words, about 35 times a ``str.split`` of the abstract. Titles are
+derived for every paper when a corpus is parsed, so ``derive_title`` asks for it only when its own
+phrase names none of the words the abstract repeats (about one abstract in seven).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+__all__ = ["KEYPHRASE_VERSION", "MAX_WORDS", "describe", "names_the_topic"]
+
+#: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
+#: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
+KEYPHRASE_VERSION = "keyphrase-2026.1"
+
+#: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
+MAX_WORDS = 14
+_CHUNK_WORDS = 8  # a chunk longer than this is cut (a run of 9 content words is rarely one phrase)
+_HEAD = 1500  # characters looked at
+_MIN_WORDS = 60  # in a shorter text no word repeats enough to tell: the caller's rules decide
+
+# Words that end a chunk: English function words, and verbs/adverbs frequent in abstracts.
+_BREAK = frozenset(
+    """
+    i me my myself we our ours ourselves you your yours he him his she her it its itself they them their
+    theirs what which who whom whose this that these those am is are was were be been being have has had
+    having do does did doing a an the and but if or because as until while of at by for with about against
+    between into through during before after above below to from up down in out on off over under again
+    further then once here there when where why how all any both each few more most other some such no nor
+    not only own same so than too very can will just should now also however yet thus therefore whereas
+    although though us one via within without across among upon per towards toward based using used use
+    uses i.e e.g etc e.g. i.e. respectively namely called termed named dubbed known
+    propose proposes proposed introduce introduces introduced present presents presented show shows shown
+    showed achieve achieves achieved outperform outperforms outperformed demonstrate demonstrates
+    demonstrated leverage leverages leveraged enable enables enabled allow allows allowed provide provides
+    provided improve improves improved require requires required could may might would must remains remain
+    exist exists existing often still even make makes made find finds found study studies studied consider
+    considers considered develop develops developed address addresses addressed explore explores explored
+    investigate investigates investigated apply applies applied yields yield lead leads led suffer suffers
+    give gives given take takes taken obtain obtains obtained perform performs performed exhibit exhibits
+    offer offers learns become becomes becoming contain contains containing need needs needed lack lacks
+    significantly substantially effectively efficiently particularly specifically typically generally
+    recently notably especially widely largely mainly highly usually commonly well many much new novel
+    first paper work approach method methods results experiments extensive various different several
+    involving including leveraging utilizing exploiting combining incorporating integrating requiring
+    comprising yielding providing considering regarding concerning following
+    """.split()
+)
+# the subjects after which the next word is a verb ("we design ...", "it remains ...")
+_SUBJECTS = frozenset("we they it i which who".split())
+_THEN = frozenset("then also further first thus therefore here now still finally additionally".split())
+_ADVERB_NOT = frozenset("anomaly family assembly supply reply apply italy rely fly ally only".split())
+# the connectors a second phrase may be joined with (the word the text itself puts before it)
+_CONNECTORS = frozenset("for of via with in on from under over through".split())
+# words that say what kind of thing a paper is or how well it does, not what it is about
+_GENERIC = frozenset(
+    """
+    approach approaches method methods framework frameworks model models algorithm algorithms technique
+    techniques strategy strategies scheme system systems module setting settings problem problems task
+    tasks way results result performance experiments experiment state-of-the-art sota art prior previous
+    works data benchmark benchmarks baseline baselines dataset datasets analysis accuracy effectiveness
+    efficiency superior significant improvements improvement challenge challenges issue issues limitation
+    limitations important key crucial critical fundamental remarkable impressive promising comprehensive
+    simple effective efficient general recent large wide range variety number set ability capability
+    capabilities
+    """.split()
+)
+_PUNCT = ".,;:!?()[]{}\"'“”‘’*"
+_STATEMENT = re.compile(
+    r"\b(?:we|paper|work|study)\s+(?:\w+\s+)?(?:propose|introduce|present|develop|design|devise|build|"
+    r"construct|create)s?\b",
+    re.I,
+)
+# weights of the word score (a logistic model: the probability the word is in the real title)
+_W_BIAS, _W_LOG_COUNT, _W_ONCE, _W_FIRST_SENTENCE = -2.73, 1.38, -0.14, 0.61
+_W_CAPITAL, _W_STATEMENT, _W_GENERIC, _W_SHORT = 0.95, 1.07, -0.74, -2.33
+_STATEMENT_WORDS = 15  # words after "we propose" that are the statement's
+_THRESHOLD = 0.1  # a word adds to a phrase by its probability above this
+_LENGTH, _LENGTH_UP_TO = 0.02, 4  # a small prior for phrases of up to 4 words
+_TOPIC_TIMES = 3  # a word the text says this often is one it is about
+_SECOND_MIN = 0.1  # a second phrase is joined when it adds at least this much
+
+
+def _key(word: str) -> str:
+    """The word's key: lowercased, a plural 's' dropped (not from 'loss', 'bus', 'analysis')."""
+    k = word.lower()
+    if len(k) > 3 and k[-1] == "s" and k[-2] not in "sui":
+        k = k[:-1]
+    return k
+
+
+def _score(count: int, first: bool, capital: bool, statement: bool, generic: bool, short: bool) -> float:
+    """The probability that the word is in the real title, less :data:`_THRESHOLD`."""
+    z = (
+        _W_BIAS
+        + _W_LOG_COUNT * math.log(count)
+        + (_W_ONCE if count == 1 else 0.0)
+        + (_W_FIRST_SENTENCE if first else 0.0)
+        + (_W_CAPITAL if capital else 0.0)
+        + (_W_STATEMENT if statement else 0.0)
+        + (_W_GENERIC if generic else 0.0)
+        + (_W_SHORT if short else 0.0)
+    )
+    return 1.0 / (1.0 + math.exp(-z)) - _THRESHOLD
+
+
+_PLAIN = _score(1, False, False, False, False, False)  # a word said once, in none of the places that count
+
+
+# A chunk: its words, its keys, the connector just before it in the text (or None), and whether
+# that connector directly follows the chunk before ("... learning for robust policy ...").
+_Chunk = tuple[list[str], list[str], "str | None", bool]
+
+
+def _chunks(head: str, name: str = "") -> tuple[list[_Chunk], dict[str, float], set[str]]:
+    """The text's chunks (runs of content words between break words and punctuation), and the
+    score of every key, and the keys scored above a word said once in none of the places that
+    count. ``name`` (lowercased) is a break word, and a subject: "MoFit constructs ..."."""
+    if "—" in head or "–" in head:
+        head = head.replace("—", " — ").replace("–", " – ")
+    words = head.split()
+    if len(words) < _MIN_WORDS:
+        return [], {}, set()
+    chunks: list[_Chunk] = []
+    surface: list[str] = []
+    keys: list[str] = []
+    every: list[str] = []  # every word's key ("" for a break word), in order
+    capitals: list[str] = []
+    gap: str | None = None  # the connector just read, if the last word was one
+    adjacent = ended = linked = False
+    before: str | None = None
+    starts = True  # a sentence starts here (its capital says nothing)
+    breaks, connectors, punct = _BREAK, _CONNECTORS, _PUNCT
+    after_subject = after_that = False
+    for w in words:
+        core = w.strip(punct)
+        lower = core.lower()
+        if (
+            lower in breaks
+            or lower == name
+            or not (core[:1].isalnum() or core[:1] == "$" and "$-" in core)  # ($\epsilon$-greedy)
+            or "'" in w
+            or "’" in w  # a possessive ("voters' preferences") is not one phrase
+            or after_subject  # "we design ...": a verb
+            or (after_that and lower[-1:] == "s" and lower[-2:-1] not in "sui")  # "that constructs"
+            or (lower[-2:] == "ly" and len(lower) > 4 and lower not in _ADVERB_NOT)  # an adverb
+        ):
+            every.append("")
+            if surface:
+                chunks.append((surface, keys, before, linked))
+                surface, keys = [], []
+                ended = True
+            if lower in connectors:
+                gap, adjacent = lower, ended
+            else:
+                gap, adjacent = None, False
+            ended = False
+        else:
+            if not surface:
+                before, linked = gap, adjacent
+            if lower[-1] == "s" and len(lower) > 3 and lower[-2] not in "sui":
+                lower = lower[:-1]  # plurals count with their singular
+            if core[0] != lower[0] or not core[1:].islower():
+                if not starts:
+                    capitals.append(lower)
+                if w[0] in "([" and w.rstrip(".,;:")[-1] in ")]":
+                    core = f"({core})"  # an acronym in parentheses keeps them: "interactions (HOI)"
+            surface.append(core)
+            keys.append(lower)
+            every.append(lower)
+        # "we design", "we then design", "MoFit constructs": a verb comes next
+        after_subject = lower in _SUBJECTS or lower == name or (after_subject and lower in _THEN)
+        after_that = lower == "that"
+        last = w[-1]
+        starts = last in ".!?"
+        if starts or last in ",;:)]" or w[0] in "([":
+            if surface:
+                chunks.append((surface, keys, before, linked))
+                surface, keys = [], []
+            gap, adjacent, ended = None, False, False
+    if surface:
+        chunks.append((surface, keys, before, linked))
+    counts = Counter(every)
+    first_end = head.find(". ")
+    firsts = set(every[: len(head[:first_end].split())] if first_end > 0 else every)
+    m = _STATEMENT.search(head)
+    if m:
+        at = len(head[: m.end()].split())
+        statements = set(every[at : at + _STATEMENT_WORDS])
+    else:
+        statements = set()
+    caps = set(capitals)
+    scores = dict.fromkeys(counts, _PLAIN)
+    interesting = [k for k, c in counts.items() if c > 1]
+    interesting.extend(firsts)
+    interesting.extend(statements)
+    interesting.extend(caps)
+    memo = _MEMO
+    scored = set()
+    for k in interesting:
+        if not k:
+            continue
+        feature = (counts[k], k in firsts, k in caps, k in statements, k in _GENERIC, len(k) <= 3)
+        score = memo.get(feature)
+        if score is None:
+            score = memo[feature] = _score(*feature)
+        scores[k] = score
+        if score > _PLAIN:
+            scored.add(k)
+    return chunks, scores, scored
+
+
+_MEMO: dict[tuple, float] = {}  # the few distinct feature tuples' scores (bounded: counts are small)
+
+
+def describe(head: str, name: str | None = None) -> str:
+    """The description words of a title for this abstract (see the module's contract)."""
+    chunks, scores, scored = _chunks(head[:_HEAD], name.lower() if name else "")
+    skip = _key(name) if name else None
+    get = scores.__getitem__
+
+    def value(keys: set[str]) -> float:  # the words' scores, and a small prior for a few words
+        return sum(map(get, keys)) + _LENGTH * min(len(keys), _LENGTH_UP_TO)
+
+    # candidates: a chunk, or a chunk, its connector and the next chunk, as the text has them
+    cands: list[tuple[float, list[str], set[str], str | None]] = []
+    previous: tuple[list[str], set[str], str | None] | None = None
+    for surface, keys, before, linked in chunks:
+        distinct = set(keys[:_CHUNK_WORDS])
+        if distinct.isdisjoint(scored):  # only words said once elsewhere: it cannot add anything
+            previous = None
+            continue
+        words = surface[:_CHUNK_WORDS]
+        distinct.discard(skip)  # type: ignore[arg-type]
+        cands.append((value(distinct), words, distinct, before))
+        if linked and previous is not None:
+            joined = previous[1] | distinct
+            cands.append((value(joined), [*previous[0], before, *words], joined, previous[2]))
+        previous = (words, distinct, before)
+    if not cands:
+        return ""
+    best = max(cands, key=lambda c: c[0])
+    if best[0] <= 0:
+        return ""
+    phrase = list(best[1])
+    used = best[2]
+    second = None
+    for cand in cands:
+        if cand[3] is not None and cand[0] > _SECOND_MIN and (second is None or cand[0] > second[0]):
+            if used.isdisjoint(cand[2]):
+                second = cand
+    if second is not None and len(phrase) + 1 + len(second[1]) <= MAX_WORDS:
+        phrase += [second[3], *second[1]]
+    phrase = phrase[:MAX_WORDS]
+    while phrase and (
+        phrase[-1].lower() in _BREAK
+        # a participle after a plural noun takes an object that is not there ("mechanisms selecting")
+        or (len(phrase) > 2 and phrase[-1].endswith(("ing", "ed")) and phrase[-2].endswith("s"))
+    ):
+        phrase.pop()
+    return " ".join(phrase) if len(phrase) >= 2 else ""
+
+
+def names_the_topic(phrase: str, head: str, times: int = _TOPIC_TIMES) -> bool:
+    """Whether a word of ``phrase`` is one ``head`` repeats: some content word of four letters or
+    more (its stem: the word less a plural 's' and its last two letters, at least four letters) is
+    found ``times`` times in the lowercased text. A cheap test (a few ``str.count``), so that the
+    caller asks :func:`describe` only when its own phrase misses what the abstract is about."""
+    lower = head.lower()
+    for word in phrase.lower().split():
+        word = word.strip(_PUNCT)
+        if len(word) > 3 and word not in _BREAK and word not in _GENERIC:
+            stem = word[:-1] if word[-1] == "s" else word
+            if lower.count(stem[: max(4, len(stem) - 2)]) >= times:
+                return True
+    return False
