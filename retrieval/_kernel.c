@@ -101,7 +101,11 @@ contribution(int variant, double idf, double k1, double delta, double tf, double
 static inline int
 popcount64(uint64_t x)
 {
-    return __builtin_popcountll(x);
+    /* SWAR: without -mpopcnt (not every x86-64 has it) __builtin_popcountll is a libgcc call */
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
 }
 
 /* One query's state. */
@@ -233,9 +237,8 @@ static inline void
 score_block(Query *q, Py_ssize_t w, uint64_t bits)
 {
     while (bits) {
-        uint64_t low = bits & (~bits + 1);
-        int b = popcount64(low - 1);
-        bits ^= low;
+        int b = __builtin_ctzll(bits);
+        bits &= bits - 1;
         int64_t d = (int64_t)w * 64 + b;
         if (q->flag[d])
             continue;
@@ -290,7 +293,7 @@ run(Query *q, const uint8_t *mask, Py_ssize_t *total_out)
     int status = 0;
     int64_t *touched = NULL, *open_ = NULL, *cur = NULL, *end = NULL;
     double *partial = NULL, *block_ub = NULL, *lows = NULL, *bound = NULL;
-    uint64_t *uni = NULL;
+    uint64_t *uni = NULL, *cbits = NULL;
     uint8_t *done = NULL;
     Py_ssize_t n_cand = 0;
 
@@ -395,6 +398,11 @@ run(Query *q, const uint8_t *mask, Py_ssize_t *total_out)
         }
         if (n_low >= need)
             theta = select_kth(lows, n_low, n_low - need);
+        /* The candidates that can reach it, in doc order (a bitmap), so that each posting list is
+         * walked forward once (galloping cursors) rather than binary-searched per candidate. */
+        NEED(cbits = calloc(n_words ? n_words : 1, sizeof(uint64_t)));
+        NEED(cur = malloc(sizeof(int64_t) * (nd ? nd : 1)));
+        NEED(end = malloc(sizeof(int64_t) * (nd ? nd : 1)));
         for (Py_ssize_t i = 0; i < n_cand; i++) {
             int64_t d = touched[i];
             if (mask && !mask[d])
@@ -404,11 +412,31 @@ run(Query *q, const uint8_t *mask, Py_ssize_t *total_out)
                 up += block_ub[d >> 6];
             if (up < theta)
                 continue;
-            int32_t count;
-            double score = exact(q, d, &count);
-            insert(q, d, score, count);
-            if (q->size >= need && q->best_s[need - 1] > theta)
-                theta = q->best_s[need - 1];
+            cbits[d >> 6] |= (uint64_t)1 << (d & 63);
+        }
+        for (Py_ssize_t r = 0; r < nd; r++) {
+            cur[r] = q->lo[r];
+            end[r] = q->hi[r];
+        }
+        for (Py_ssize_t w = 0; w < n_words; w++) {
+            uint64_t bits = cbits[w];
+            while (bits) {
+                int b = __builtin_ctzll(bits);
+                bits &= bits - 1;
+                int64_t d = (int64_t)w * 64 + b;
+                double up = partial[flag[d] - 1] + (cnst + slack); /* flag[d] >= 1: a candidate */
+                if (n_long)
+                    up += block_ub[w];
+                if (up < theta)
+                    continue; /* the threshold rose since */
+                for (Py_ssize_t r = 0; r < nd; r++)
+                    q->tfs[r] = advance(k, cur, end, r, d);
+                int32_t count;
+                double score = sum_doc(q, d, &count);
+                insert(q, d, score, count);
+                if (q->size >= need && q->best_s[need - 1] > theta)
+                    theta = q->best_s[need - 1];
+            }
         }
         if (n_long) {
             if (q->size >= need)
@@ -451,20 +479,15 @@ run(Query *q, const uint8_t *mask, Py_ssize_t *total_out)
             }
             /* Then every block that can still reach the threshold, in doc order: the posting lists
              * are walked forward (galloping), so a dense query costs about one pass over them. */
-            NEED(cur = malloc(sizeof(int64_t) * nd));
-            NEED(end = malloc(sizeof(int64_t) * nd));
-            for (Py_ssize_t r = 0; r < nd; r++) {
+            for (Py_ssize_t r = 0; r < nd; r++)
                 cur[r] = q->lo[r];
-                end[r] = q->hi[r];
-            }
             for (Py_ssize_t w = 0; w < n_words; w++) {
                 if (done[w] || bound[w] < theta)
                     continue;
                 uint64_t bits = uni[w];
                 while (bits) {
-                    uint64_t low = bits & (~bits + 1);
-                    int b = popcount64(low - 1);
-                    bits ^= low;
+                    int b = __builtin_ctzll(bits);
+                    bits &= bits - 1;
                     int64_t d = (int64_t)w * 64 + b;
                     if (flag[d])
                         continue; /* a candidate: scored above, or bounded below the threshold */
@@ -502,6 +525,7 @@ out:
     free(partial);
     free(block_ub);
     free(uni);
+    free(cbits);
     free(lows);
     free(bound);
     free(done);
@@ -621,7 +645,8 @@ row_of(const int64_t *tids, Py_ssize_t n, int64_t t)
 PyDoc_STRVAR(top_doc,
 "top(ids, words, mask, need, flag) -> (docs, scores, total)\n\n"
 "The top ``need`` docs (1 <= need <= 1000) for the term ids ``ids`` (query order, repeats\n"
-"included), each word of ``words`` (a tuple of the term ids that hold it) counting as matched\n"
+"included), each word of ``words`` (a tuple of the term ids that hold it; None: each distinct\n"
+"id is a word) counting as matched\n"
 "when a doc holds one of them; ``mask`` (None, or one bool per doc) keeps only the docs it marks.\n"
 "``flag``: a writable int32 scratch array of one zero per doc, zero again on return (one per\n"
 "thread). Returns the docs in order (list), their scores by doc (dict) and the number of hits.\n"
@@ -639,8 +664,8 @@ Kernel_top(Kernel *self, PyObject *args)
     PyObject *ids = PySequence_Fast(ids_obj, "ids must be a sequence");
     if (ids == NULL)
         return NULL;
-    PyObject *words = PySequence_Fast(words_obj, "words must be a sequence");
-    if (words == NULL) {
+    PyObject *words = NULL; /* None: each distinct term is a word */
+    if (words_obj != Py_None && (words = PySequence_Fast(words_obj, "words must be a sequence")) == NULL) {
         Py_DECREF(ids);
         return NULL;
     }
@@ -651,9 +676,9 @@ Kernel_top(Kernel *self, PyObject *args)
     memset(&q, 0, sizeof q);
     q.k = self;
     q.need = need;
-    Py_ssize_t nq = PySequence_Fast_GET_SIZE(ids), nw = PySequence_Fast_GET_SIZE(words);
-    Py_ssize_t n_wrows = 0;
-    for (Py_ssize_t w = 0; w < nw; w++) {
+    Py_ssize_t nq = PySequence_Fast_GET_SIZE(ids), nw = words ? PySequence_Fast_GET_SIZE(words) : nq;
+    Py_ssize_t n_wrows = words ? 0 : nq;
+    for (Py_ssize_t w = 0; words != NULL && w < nw; w++) {
         PyObject *word = PySequence_Fast_GET_ITEM(words, w);
         Py_ssize_t n = PySequence_Size(word);
         if (n < 0)
@@ -704,7 +729,14 @@ Kernel_top(Kernel *self, PyObject *args)
     q.nq = nq;
     q.w_ptr[0] = 0;
     Py_ssize_t j = 0;
-    for (Py_ssize_t w = 0; w < nw; w++) {
+    if (words == NULL) { /* each distinct term is a word */
+        nw = q.nd;
+        for (Py_ssize_t w = 0; w < nw; w++) {
+            q.w_rows[w] = w;
+            q.w_ptr[w + 1] = w + 1;
+        }
+    }
+    for (Py_ssize_t w = 0; words != NULL && w < nw; w++) {
         PyObject *word = PySequence_Fast(PySequence_Fast_GET_ITEM(words, w), "a word must be a sequence");
         if (word == NULL)
             goto fail;
@@ -805,7 +837,7 @@ fail:
     PyMem_Free(q.best_s);
     PyMem_Free(q.best_c);
     Py_DECREF(ids);
-    Py_DECREF(words);
+    Py_XDECREF(words);
     return result;
 }
 

@@ -581,28 +581,32 @@ class Postings:
         Returns:
             ``(docs, scores, total)``: the top docs in order, their scores by doc, the number of hits.
         """
-        if words is None:
-            words = [(t,) for t in dict.fromkeys(terms)]
-        words = [tuple(w) for w in words]
         get = self.vocab.get
-        found = {t: get(t) for t in dict.fromkeys([*terms, *(t for w in words for t in w)])}
-        ids = [i for i in (found[t] for t in terms) if i is not None]
-        word_ids = []
-        for word in words:
-            group = tuple(dict.fromkeys(i for i in (found[t] for t in word) if i is not None))
-            if group:
-                word_ids.append(group)
-        distinct = list(dict.fromkeys(ids))
-        if not word_ids:
-            return np.zeros(0, dtype=np.int64), {}, 0
-        if {i for w in word_ids for i in w} != set(distinct):
-            return self._top_exhaustive(terms, need, mask, words)
+        ids = [i for i in map(get, terms) if i is not None]
+        word_ids: list[list[int]] | None = None  # None: each distinct term is a word
+        if words is None:
+            if not ids:
+                return np.zeros(0, dtype=np.int64), {}, 0
+        else:
+            words = [tuple(w) for w in words]
+            word_ids = []
+            for word in words:
+                group = [i for i in map(get, word) if i is not None]
+                if group:
+                    word_ids.append(group)
+            if not word_ids:
+                return np.zeros(0, dtype=np.int64), {}, 0
+            if {i for w in word_ids for i in w} != set(ids):
+                return self._top_exhaustive(terms, need, mask, words)
         if mask is not None and len(mask) != self.n_docs:
             raise IndexError(f"mask of {len(mask)} papers for an index of {self.n_docs}")
         if 0 < need <= C_MAX_NEED and _kernel is not None:
-            kernel = self._c_kernel()
+            kernel = self._c or self._c_kernel()
             if kernel is not None:
                 return self._top_c(kernel, ids, word_ids, need, mask)
+        distinct = list(dict.fromkeys(ids))
+        if word_ids is None:
+            word_ids = [[i] for i in distinct]
         return self._top_pruned(ids, distinct, word_ids, need, mask)
 
     def _c_kernel(self) -> Any:
@@ -622,7 +626,7 @@ class Postings:
         self,
         kernel: Any,
         ids: list[int],
-        word_ids: list[tuple[int, ...]],
+        word_ids: list[list[int]] | None,
         need: int,
         mask: npt.NDArray[np.bool_] | None,
     ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
@@ -640,7 +644,7 @@ class Postings:
         self,
         ids: list[int],
         distinct: list[int],
-        word_ids: list[tuple[int, ...]],
+        word_ids: list[list[int]],
         need: int,
         mask: npt.NDArray[np.bool_] | None,
     ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
@@ -753,7 +757,7 @@ class Postings:
         docs: npt.NDArray[np.int64],
         ids: list[int],
         distinct: list[int],
-        word_ids: list[tuple[int, ...]],
+        word_ids: list[list[int]],
         need: int,
         best: tuple[np.ndarray, FloatArray, IntArray, float] | None,
     ) -> tuple[npt.NDArray[np.int64], FloatArray, IntArray, float]:

@@ -93,6 +93,15 @@ def check(core: Postings, model, docs_tokens, tokens, need, mask=None):
     assert total == want_total, tokens
     ex_docs, ex_scores, ex_total = core._top_exhaustive(tokens, need, mask)
     assert ex_docs.tolist() == want_docs and ex_total == total
+    # Query words of several tokens (a word matched when a paper holds one of them; an unknown token
+    # in a word): the same docs, scores and hits as the exhaustive path.
+    distinct = list(dict.fromkeys(tokens))
+    words = [(*distinct[i : i + 2], "zzunknown") if i % 4 == 0 else tuple(distinct[i : i + 2])
+             for i in range(0, len(distinct), 2)]  # fmt: skip
+    docs, scores, total = core.top(tokens, need, mask, words)
+    ex_docs, ex_scores, ex_total = core._top_exhaustive(tokens, need, mask, words)
+    assert docs.tolist() == ex_docs.tolist() and total == ex_total, (tokens, words)
+    assert [scores[d] for d in docs.tolist()] == [ex_scores[d] for d in docs.tolist()]
 
 
 _VOCAB = ["alpha", "beta", "gamma", "delta", "policy", "model", "sparse", "graph", "kernel", "bound"]
