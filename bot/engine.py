@@ -115,7 +115,7 @@ class Engine:
         )
         _freeze_heap()
         if KERNEL_UNAVAILABLE:
-            log.warning("ranking with the numpy kernel, about 2-3x slower: %s", KERNEL_UNAVAILABLE)
+            log.warning("ranking with the numpy kernel, about 4x slower: %s", KERNEL_UNAVAILABLE)
         return cls(settings, index, report, store=store)
 
     # -- state -------------------------------------------------------------------------------------
