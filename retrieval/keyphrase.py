@@ -40,7 +40,7 @@ __all__ = ["KEYPHRASE_VERSION", "MAX_WORDS", "describe", "names_the_topic"]
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
 #: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
-KEYPHRASE_VERSION = "keyphrase-2026.1"
+KEYPHRASE_VERSION = "keyphrase-2026.2"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
 MAX_WORDS = 14
@@ -95,6 +95,7 @@ _GENERIC = frozenset(
     """.split()
 )
 _PUNCT = ".,;:!?()[]{}\"'“”‘’*"
+_GLUED = re.compile(r"(?<=[a-z]{3})\.(?=[A-Z][a-z])")
 _STATEMENT = re.compile(
     r"\b(?:we|paper|work|study)\s+(?:\w+\s+)?(?:propose|introduce|present|develop|design|devise|build|"
     r"construct|create)s?\b",
@@ -147,6 +148,7 @@ def _chunks(head: str, name: str = "") -> tuple[list[_Chunk], dict[str, float], 
     count. ``name`` (lowercased) is a break word, and a subject: "MoFit constructs ..."."""
     if "—" in head or "–" in head:
         head = head.replace("—", " — ").replace("–", " – ")
+    head = _GLUED.sub(". ", head)  # "performance.To improve": a sentence end without its space
     words = head.split()
     if len(words) < _MIN_WORDS:
         return [], {}, set()

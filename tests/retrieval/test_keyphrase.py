@@ -201,3 +201,13 @@ def test_a_long_form_or_a_topical_phrase_is_kept(seeds):
     assert sscp == "SSCP: Single-Step Completion Policy"
     infonce = derive_title(_seed(seeds, "Contrastive learning has become a corner"))
     assert infonce.startswith("InfoNCE objective induces Gaussian structure"), infonce
+
+
+def test_a_sentence_end_without_its_space_ends_the_phrase():
+    filler = "Results hold across many settings and several seeds. " * 8
+    abstract = (
+        "Tree averaging parsers combine many unsupervised parsers. We propose tree averaging parsers "
+        "for unsupervised parsing.Tree averaging parsers beat each single parser. " + filler
+    )
+    phrase = describe(_head(abstract))
+    assert phrase and "." not in phrase, phrase
