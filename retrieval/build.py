@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import itertools
 import logging
 import multiprocessing
 import operator
@@ -38,7 +39,7 @@ import Stemmer
 from retrieval.catalogue import CatalogueBuilder, CataloguePart, catalogue_part
 from retrieval.errors import CorpusError
 from retrieval.models import Paper, SkippedBlock
-from retrieval.tokenize import STOPWORDS, analyze_word, surface_keys
+from retrieval.tokenize import STOPWORDS, analyze_word, surface_bytes
 
 log = logging.getLogger(__name__)
 
@@ -65,93 +66,161 @@ class ChunkTokenizer:
     """Tokenizes chunks of papers (title and abstract) to term ids.
 
     Every distinct surface word is analysed once per process and gets a surface id, with its index
-    and phrase term ids in two flat tables. A chunk is then one regex scan per field, one C-level
-    ``map`` of the words to surface ids, and numpy gathers from the tables: no Python loop per word.
+    and phrase term ids in two flat tables. A chunk's words are found in one buffer of the chunk's
+    text (:func:`~retrieval.tokenize.surface_bytes` per field, then numpy): each word of up to 16
+    bytes is read as two 64-bit integers (its bytes, zero-padded), the chunk's distinct words are
+    found with one ``np.unique`` (over a hash of the pair, checked exactly against the pair), and
+    only those distinct words are looked up in the memo. Longer words are looked up one by one.
+    Then numpy gathers from the tables: no Python work per word occurrence.
     """
 
     def __init__(self) -> None:
         self._terms: list[str] = []
         self._vocab: dict[str, int] = {}
-        self._surface: dict[str | bytes, int] = {}  # surface word (bytes when ASCII) -> surface id
-        # per surface id: its index term ids and phrase term ids (flat lists + lengths)
-        self._index_flat: list[int] = []
-        self._index_len: list[int] = []
-        self._phrase_flat: list[int] = []
-        self._phrase_len: list[int] = []
+        self._surface: dict[bytes, int] = {}  # surface word (surface_bytes's key) -> surface id
+        # per surface id: its index term ids and phrase term ids (flat tables + lengths)
+        self._index_flat = array("q")
+        self._index_len = array("q")
+        self._phrase_flat = array("q")
+        self._phrase_len = array("q")
         self._stemmer = Stemmer.Stemmer("english")  # this tokenizer's own: no lock shared with queries
         self._stemmer.maxCacheSize = 0  # each word is stemmed once here; PyStemmer's cache costs ~6x
 
-    def _learn(self, words: Iterable[str | bytes]) -> None:
-        """Analyse new surface words (all at once: most are plain lowercase ASCII words, stemmed in
-        one call; the others go through :func:`~retrieval.tokenize.analyze_word`)."""
+    def _learn(self, words: Iterable[bytes]) -> None:
+        """Analyse new surface words (all at once: ASCII words, the common case, are stemmed in one
+        call, hyphenated ones split as :func:`~retrieval.tokenize.analyze_word` splits them; other
+        words go through :func:`~retrieval.tokenize.analyze_word`)."""
         vocab, terms, surface = self._vocab, self._terms, self._surface
 
-        def term_id(term: str) -> int:
-            i = vocab.get(term)
-            if i is None:
-                i = vocab[term] = len(terms)
-                terms.append(term)
-            return i
+        def term_ids(tokens: Iterable[str]) -> list[int]:
+            out = []
+            for term in tokens:
+                i = vocab.get(term)
+                if i is None:
+                    i = vocab[term] = len(terms)
+                    terms.append(term)
+                out.append(i)
+            return out
 
-        plain: list[bytes] = []
-        other: list[str | bytes] = []
+        plain = [w for w in words if w.isascii() and b"-" not in w]  # the common case
+        if plain:  # one stem each, unless a stopword: in bulk, no Python call per word
+            texts = b" ".join(plain).decode("ascii").split(" ")
+            keep = [t not in STOPWORDS for t in texts]
+            old = len(terms)
+            add = vocab.setdefault
+            stems = self._stemmer.stemWords(list(itertools.compress(texts, keep)))
+            ids = [add(stem, len(vocab)) for stem in stems]
+            terms.extend(itertools.islice(vocab, old, None))
+            base = len(self._index_len)
+            surface.update(zip(plain, range(base, base + len(plain)), strict=True))
+            self._index_flat.extend(ids)
+            self._index_len.extend(keep)
+            self._phrase_flat.extend(ids)
+            self._phrase_len.extend(keep)
+        hyphenated: list[tuple[bytes, list[str]]] = []  # ASCII word, its parts at hyphens
+        other: list[bytes] = []
+        to_stem: set[str] = set()
         for word in words:
-            if isinstance(word, bytes) and b"-" not in word:
-                plain.append(word)  # lowercase ASCII, no hyphen: its stem, unless a stopword
-            else:
+            if not word.isascii():
                 other.append(word)
-        texts = [w.decode("ascii") for w in plain]
-        kept = [t for t in texts if t not in STOPWORDS]
+            elif b"-" in word:
+                parts = word.decode("ascii").split("-")
+                parts.append("".join(parts))  # the joined form, last here
+                to_stem.update(p for p in parts if p and p not in STOPWORDS)
+                hyphenated.append((word, parts))
+        kept = list(to_stem)
         stems = dict(zip(kept, self._stemmer.stemWords(kept), strict=True))
-        for word, text in zip(plain, texts, strict=True):
-            stemmed = stems.get(text)
-            surface[word] = len(self._index_len)
-            if stemmed is None:
-                self._index_len.append(0)
-                self._phrase_len.append(0)
-            else:
-                tid = term_id(stemmed)
-                self._index_flat.append(tid)
-                self._index_len.append(1)
-                self._phrase_flat.append(tid)
-                self._phrase_len.append(1)
+        for word, parts in hyphenated:  # as analyze_word: the joined form first, then the parts
+            phrase = tuple(stems[p] for p in parts[:-1] if p and p not in STOPWORDS)
+            joined = stems.get(parts[-1])
+            index = phrase if joined is None else (joined, *phrase)
+            self._add_surface(word, term_ids(index), term_ids(phrase))
         for word in other:
-            text = word.decode("ascii") if isinstance(word, bytes) else word
-            index_tokens, phrase_tokens = analyze_word(text)
-            surface[word] = len(self._index_len)
-            self._index_flat += [term_id(t) for t in index_tokens]
-            self._index_len.append(len(index_tokens))
-            self._phrase_flat += [term_id(t) for t in phrase_tokens]
-            self._phrase_len.append(len(phrase_tokens))
+            index, phrase = analyze_word(word.decode("utf-8", "surrogatepass"))
+            self._add_surface(word, term_ids(index), term_ids(phrase))
 
-    def _surface_ids(self, words: list[str | bytes]) -> np.ndarray:
-        missing = set(words).difference(self._surface)  # hashes once; the look-up below reuses them
+    def _add_surface(self, word: bytes, index: list[int], phrase: list[int]) -> None:
+        self._surface[word] = len(self._index_len)
+        self._index_flat.extend(index)
+        self._index_len.append(len(index))
+        self._phrase_flat.extend(phrase)
+        self._phrase_len.append(len(phrase))
+
+    def _lookup(self, words: list[bytes]) -> np.ndarray:
+        """Surface ids of distinct words (new ones learnt)."""
+        if not words:
+            return np.zeros(0, dtype=np.int64)
+        missing = [w for w in words if w not in self._surface]
         if missing:
             self._learn(missing)
-        if len(words) < 2:
-            return np.asarray([self._surface[w] for w in words], dtype=np.int64)
-        found = array("q", operator.itemgetter(*words)(self._surface))  # a C loop, unlike np.asarray
-        return np.frombuffer(found, dtype=np.int64)
+        if len(words) == 1:
+            return np.asarray([self._surface[words[0]]], dtype=np.int64)
+        return np.frombuffer(array("q", operator.itemgetter(*words)(self._surface)), dtype=np.int64)
+
+    def _word_ids(self, buf: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """The surface id of every word of ``buf`` (words separated by spaces; it starts with one
+        space and ends with at least 16), in order, and each word's start in ``buf``."""
+        a = np.frombuffer(buf, dtype=np.uint8)
+        edges = np.flatnonzero(np.diff((a != 32).view(np.int8)))
+        starts = edges[0::2] + 1
+        lengths = edges[1::2] + 1 - starts
+        n = len(starts)
+        sid = np.empty(n, dtype=np.int64)
+        short = lengths <= 16
+        if not short.all():
+            long_at = np.flatnonzero(~short)
+            ends = (starts[long_at] + lengths[long_at]).tolist()
+            words = [buf[s:e] for s, e in zip(starts[long_at].tolist(), ends, strict=True)]
+            distinct = list(dict.fromkeys(words))
+            ids = dict(zip(distinct, self._lookup(distinct).tolist(), strict=True))
+            sid[long_at] = [ids[w] for w in words]
+        at = np.flatnonzero(short) if not short.all() else None
+        s_starts = starts if at is None else starts[at]
+        s_len = lengths if at is None else lengths[at]
+        window = np.lib.stride_tricks.as_strided(a, shape=(max(len(a) - 15, 0), 16), strides=(1, 1))
+        pair = window[s_starts].view(np.uint64)  # (n, 2): the word's first 16 bytes and what follows
+        pair[:, 0] &= _LOW_BYTES[np.minimum(s_len, 8)]  # the word's bytes, zero-padded (no word holds a 0)
+        pair[:, 1] &= _LOW_BYTES[np.clip(s_len - 8, 0, 8)]
+        key = pair[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ pair[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F)
+        # the hash's top bits, room left for the word's index (see _distinct)
+        key = (key >> np.uint64(max(len(key).bit_length(), 1) + 2)).astype(np.int64)
+        _, first, inverse = _distinct(key, inverse=True)
+        del key
+        if not np.array_equal(pair[first[inverse]], pair):  # a hash collision: compare the words' bytes
+            _, first, inverse = np.unique(pair.view(np.dtype((np.void, 16))).ravel(), return_index=True,
+                                          return_inverse=True)  # fmt: skip
+            inverse = inverse.ravel()
+        ends = (s_starts[first] + s_len[first]).tolist()
+        distinct = [buf[s:e] for s, e in zip(s_starts[first].tolist(), ends, strict=True)]
+        ids = self._lookup(distinct)[inverse]
+        if at is None:
+            sid = ids
+        else:
+            sid[at] = ids
+        return sid, starts
 
     def chunk(self, docs: Iterable[tuple[str, str]], *, keep_tokens: bool = False) -> TokenChunk:
         """Tokenize ``(title, abstract)`` pairs: what :func:`retrieval.index.paper_tokens` gives for
         each paper (title then abstract), and the phrase stream (title, gap, abstract, gap)."""
-        words: list[str | bytes] = []
-        field_words = array("q")  # words per field: title, abstract, title, abstract, ...
+        pieces = [b""]
         for title, abstract in docs:
-            first = surface_keys(title)
-            second = surface_keys(abstract)
-            words += first
-            words += second
-            field_words.append(len(first))
-            field_words.append(len(second))
-        sid = self._surface_ids(words)
-        del words
-        n_fields = len(field_words)
-        per_field = np.frombuffer(field_words, dtype=np.int64) if n_fields else np.zeros(0, np.int64)
-        field_end = np.cumsum(per_field)  # after the field's last word
-        tokens, index_counts = _gather(sid, self._index_flat, self._index_len)
-        stream, phrase_counts = _gather(sid, self._phrase_flat, self._phrase_len)
+            pieces.append(surface_bytes(title))
+            pieces.append(surface_bytes(abstract))
+        pieces.append(b" " * 16)
+        field_start = np.cumsum(np.asarray([len(p) + 1 for p in pieces[:-1]], dtype=np.int64))
+        buf = b" ".join(pieces)
+        del pieces
+        sid, starts = self._word_ids(buf)
+        del buf
+        # words per field: title, abstract, title, abstract, ...
+        field_end = np.searchsorted(starts, field_start[1:])  # after the field's last word
+        index_flat = np.frombuffer(self._index_flat, dtype=np.int64).copy()
+        index_len = np.frombuffer(self._index_len, dtype=np.int64).copy()
+        phrase_flat = np.frombuffer(self._phrase_flat, dtype=np.int64).copy()
+        phrase_len = np.frombuffer(self._phrase_len, dtype=np.int64).copy()
+        tokens, index_counts = _gather(sid, index_flat, index_len)
+        stream, phrase_counts = _gather(sid, phrase_flat, phrase_len)
+        del sid
         index_per_field = np.diff(_cumsum0(index_counts)[field_end], prepend=0)
         phrase_per_field = np.diff(_cumsum0(phrase_counts)[field_end], prepend=0)
         doc_len = index_per_field[0::2] + index_per_field[1::2]
@@ -164,7 +233,7 @@ class ChunkTokenizer:
                   keep_tokens: bool) -> TokenChunk:  # fmt: skip
         n_docs = len(lengths)
         # Process ids -> chunk ids in order of first appearance in the chunk.
-        seen, first = np.unique(tok, return_index=True)
+        seen, first, _ = _distinct(tok)
         ordered = seen[np.argsort(first)]
         lut = np.zeros(len(self._terms) + 1, dtype=np.int32)
         lut[ordered] = np.arange(len(ordered), dtype=np.int32)
@@ -179,11 +248,15 @@ class ChunkTokenizer:
         post_df = np.bincount(post_terms, minlength=n_terms).astype(np.int64)
         tf_dtype = np.uint16 if int(tf.max(initial=0)) < 2**16 else np.uint32
         del keys, post_terms
-        gap = raw_stream < 0
-        local_stream = np.where(gap, -1, lut[np.where(gap, 0, raw_stream)])
-        order = np.argsort(local_stream, kind="stable")  # gaps (-1) first, then by term, positions ascending
-        positions = order[int(np.count_nonzero(gap)) :].astype(np.int32 if len(order) < 2**31 else np.int64)
-        pos_count = np.bincount(local_stream[~gap], minlength=n_terms).astype(np.int64)
+        at = np.flatnonzero(raw_stream >= 0)  # stream positions of tokens (not gaps)
+        local_stream = lut[raw_stream[at]].astype(np.int64)
+        pos_count = np.bincount(local_stream, minlength=n_terms).astype(np.int64)
+        # by term, positions ascending: one value sort of (term, position) packed in an int64
+        shift = max(len(raw_stream).bit_length(), 1)
+        packed = np.sort((local_stream << shift) | at)
+        del local_stream, at
+        positions = (packed & ((1 << shift) - 1)).astype(np.int32 if len(raw_stream) < 2**31 else np.int64)
+        del packed
         return TokenChunk(
             terms=terms,
             doc_len=lengths.astype(np.int32),
@@ -339,11 +412,9 @@ def _destinations(cursor: np.ndarray, ids: np.ndarray, counts: np.ndarray) -> np
     return dest
 
 
-def _gather(sid: np.ndarray, flat: list[int], lengths: list[int]) -> tuple[np.ndarray, np.ndarray]:
+def _gather(sid: np.ndarray, table: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The term ids of the surface words ``sid`` in order (from the flat per-surface tables), and how
     many each word gave."""
-    table = np.asarray(flat, dtype=np.int32)
-    count = np.asarray(lengths, dtype=np.int64)
     start = np.zeros(len(count), dtype=np.int64)
     if len(count) > 1:
         np.cumsum(count[:-1], out=start[1:])
@@ -352,6 +423,38 @@ def _gather(sid: np.ndarray, flat: list[int], lengths: list[int]) -> tuple[np.nd
     ends = np.cumsum(counts)
     index = np.repeat(start[sid] - (ends - counts), counts) + np.arange(total, dtype=np.int64)
     return table[index], counts
+
+
+#: ``_LOW_BYTES[n]``: a uint64 mask of its n low bytes (the first n bytes of a little-endian read)
+_LOW_BYTES = np.asarray([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+if sys.byteorder != "little":
+    _LOW_BYTES = _LOW_BYTES.byteswap()
+
+
+def _distinct(values: np.ndarray, *, inverse: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(values, return_index=True, return_inverse=inverse)`` for non-negative integers
+    (the inverse is empty unless asked for), by one value sort of each value packed with its index
+    in an int64: numpy's value sort is several times faster than the argsort ``np.unique`` needs."""
+    n = len(values)
+    shift = max(n.bit_length(), 1)
+    if n == 0 or int(values.min()) < 0 or int(values.max()) >= 1 << (62 - shift):
+        if n == 0:
+            return values, np.zeros(0, np.int64), np.zeros(0, np.int64)
+        out = np.unique(values, return_index=True, return_inverse=inverse)
+        return out[0], out[1], out[2].ravel() if inverse else np.zeros(0, np.int64)
+    packed = np.sort((values.astype(np.int64) << shift) | np.arange(n, dtype=np.int64))
+    sorted_values = packed >> shift
+    index = packed & ((1 << shift) - 1)
+    del packed
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    inv = np.zeros(0, np.int64)
+    if inverse:
+        inv = np.empty(n, dtype=np.int64)
+        inv[index] = np.cumsum(new) - 1
+    return sorted_values[starts].astype(values.dtype), index[starts], inv
 
 
 def _cumsum0(values: np.ndarray) -> np.ndarray:

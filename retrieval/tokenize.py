@@ -35,7 +35,7 @@ __all__ = [
     "match_spans",
     "phrase_tokens",
     "stem",
-    "surface_keys",
+    "surface_bytes",
     "surface_words",
     "tokenize",
 ]
@@ -282,35 +282,40 @@ def surface_words(text: str) -> list[str]:
     return [w if w.isascii() else _prepare(w) for w in words]
 
 
-# For surface_keys: ASCII bytes -> b" " except word characters (letters, digits, ' and -), and a
+# For surface_bytes: ASCII bytes -> b" " except word characters (letters, digits, ' and -), and a
 # second table that also reads every word character as "a" except ' and - (read as "-").
 _KEEP_WORD_CHARS = bytes(c if chr(c).isalnum() or chr(c) in "'-" else 32 for c in range(128)) + b" " * 128
 _JOINERS = bytes(45 if chr(c) in "'-" else (97 if chr(c).isalnum() else 32) for c in range(128)) + b" " * 128
 
 
-def surface_keys(text: str) -> list[str | bytes]:
-    """The surface words of ``text`` (as :func:`surface_words` finds them) as memo keys for
-    :func:`analyze_word`: for ASCII text, the words lowercased as ``bytes`` (ASCII case does not
-    change a word's tokens), found without the regex when every ``'`` and ``-`` of the text joins
-    two letters or digits (then each run of word characters is one word); for other text, the
-    ``str`` words of :func:`surface_words`. Decode a bytes key (ASCII) to get the word.
+def surface_bytes(text: str) -> bytes:
+    """The surface words of ``text`` (as :func:`surface_words` finds them) as one ``bytes``, the
+    words separated by spaces (``b" "``, which no word holds), each word a memo key for
+    :func:`analyze_word`: ASCII words lowercased (ASCII case does not change a word's tokens),
+    other words in UTF-8. ASCII text is read without the regex when every ``'`` and ``-`` of it
+    joins two letters or digits (then each run of word characters is one word, and every other
+    character becomes a space: runs of spaces then separate the words). The index build finds the
+    words of a whole chunk of papers at once in these bytes (numpy), instead of one by one.
 
     Args:
         text: Any text.
 
     Returns:
-        The words in order, ``bytes`` or ``str``.
+        The words, separated by one or more spaces (maybe with spaces before and after).
     """
     if not text.isascii():
-        return surface_words(text)  # type: ignore[return-value]
+        return b" ".join(
+            w.lower().encode("ascii") if w.isascii() else w.encode("utf-8", "surrogatepass")
+            for w in surface_words(text)
+        )
     if "\\" in text:
         text = _LATEX_RE.sub(" ", text)
     raw = text.encode("ascii").lower()
     if b"'" in raw or b"-" in raw:
         shape = raw.translate(_JOINERS)
         if b" -" in shape or b"- " in shape or b"--" in shape or shape[:1] == b"-" or shape[-1:] == b"-":
-            return _ASCII_BYTES_WORD_RE.findall(raw)  # type: ignore[return-value]
-    return raw.translate(_KEEP_WORD_CHARS).split()  # type: ignore[return-value]
+            return b" ".join(_ASCII_BYTES_WORD_RE.findall(raw))
+    return raw.translate(_KEEP_WORD_CHARS)
 
 
 def _analyzed_words(text: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
