@@ -272,9 +272,9 @@ class ChunkTokenizer:
 
 @dataclass(slots=True)
 class _Part:
-    ids: np.ndarray  # global id of each of the chunk's terms
-    post_df: np.ndarray
-    pos_count: np.ndarray
+    ids: np.ndarray  # int32 global id of each of the chunk's terms
+    post_df: np.ndarray  # int32
+    pos_count: np.ndarray  # int32
     # global doc ids, frequencies, global stream positions: in memory, or where they are in the spill
     big: list[np.ndarray] | list[tuple[int, np.dtype, int]]
 
@@ -319,7 +319,7 @@ class Merger:
     def add(self, chunk: TokenChunk) -> None:
         vocab = self._vocab
         add = vocab.setdefault
-        ids = np.asarray([add(t, len(vocab)) for t in chunk.terms], dtype=np.int64)
+        ids = np.asarray([add(t, len(vocab)) for t in chunk.terms], dtype=np.int32)
         end = self._n_stream + int(chunk.stream_len.sum())
         positions = chunk.positions.astype(np.int32 if end < 2**31 else np.int64) + self._n_stream
         big = [(chunk.post_docs + self._n_docs).astype(np.int32), chunk.post_tf, positions]
@@ -330,7 +330,9 @@ class Merger:
                 where.append((self._spilled, arr.dtype, len(arr)))
                 self._spilled += arr.nbytes
             big = where  # type: ignore[assignment]
-        self._parts.append(_Part(ids, chunk.post_df, chunk.pos_count, big))
+        # int32: what waits here for every chunk is ~12 bytes per (chunk, term) (a chunk has fewer
+        # than 2**31 postings and positions)
+        self._parts.append(_Part(ids, chunk.post_df.astype(np.int32), chunk.pos_count.astype(np.int32), big))
         if len(chunk.post_tf):
             self._max_tf = max(self._max_tf, int(chunk.post_tf.max()))
         if self._tokens is not None:
@@ -651,12 +653,14 @@ def build_corpus(
     area_of = [canonical.get(area_key(a), a) if a else "" for a in spellings]
     catalogue, area_names = builder.finish([id_of(k) for k in kept], area_of)
     details = dedup.details(id_of)
-    del kept, dedup
+    text_bytes = builder.text_bytes
+    content_ids.clear()  # these go before the merged arrays fill (the build's peak)
+    del kept, dedup, id_of, builder
     return CorpusBuild(
         merged=merger.finish(),
         catalogue=catalogue,
         area_names=area_names,
-        text_bytes=builder.text_bytes,
+        text_bytes=text_bytes,
         files=tuple(displays),
         duplicates=len(details),
         duplicate_details=details,
