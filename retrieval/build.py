@@ -202,18 +202,26 @@ class ChunkTokenizer:
     def chunk(self, docs: Iterable[tuple[str, str]], *, keep_tokens: bool = False) -> TokenChunk:
         """Tokenize ``(title, abstract)`` pairs: what :func:`retrieval.index.paper_tokens` gives for
         each paper (title then abstract), and the phrase stream (title, gap, abstract, gap)."""
-        pieces = [b""]
-        for title, abstract in docs:
-            pieces.append(surface_bytes(title))
-            pieces.append(surface_bytes(abstract))
-        pieces.append(b" " * 16)
-        field_start = np.cumsum(np.asarray([len(p) + 1 for p in pieces[:-1]], dtype=np.int64))
-        buf = b" ".join(pieces)
-        del pieces
-        sid, starts = self._word_ids(buf)
-        del buf
-        # words per field: title, abstract, title, abstract, ...
-        field_end = np.searchsorted(starts, field_start[1:])  # after the field's last word
+        docs = list(docs)
+        sids: list[np.ndarray] = []
+        words_per_field: list[np.ndarray] = []  # title, abstract, title, abstract, ...
+        for at in range(0, len(docs), _WORD_BATCH):  # in batches: the word finder's arrays stay small
+            pieces = [b""]
+            for title, abstract in docs[at : at + _WORD_BATCH]:
+                pieces.append(surface_bytes(title))
+                pieces.append(surface_bytes(abstract))
+            pieces.append(b" " * 16)
+            field_start = np.cumsum(np.asarray([len(p) + 1 for p in pieces[:-1]], dtype=np.int64))
+            buf = b" ".join(pieces)
+            del pieces
+            sid, starts = self._word_ids(buf)
+            del buf
+            words_per_field.append(np.diff(np.searchsorted(starts, field_start), prepend=0)[1:])
+            sids.append(sid)
+            del sid, starts
+        sid = np.concatenate(sids) if sids else np.zeros(0, np.int64)
+        del sids
+        field_end = np.cumsum(np.concatenate(words_per_field)) if docs else np.zeros(0, np.int64)
         index_flat = np.frombuffer(self._index_flat, dtype=np.int64).copy()
         index_len = np.frombuffer(self._index_len, dtype=np.int64).copy()
         phrase_flat = np.frombuffer(self._phrase_flat, dtype=np.int64).copy()
@@ -427,6 +435,9 @@ def _gather(sid: np.ndarray, table: np.ndarray, count: np.ndarray) -> tuple[np.n
     return table[index], counts
 
 
+#: Papers whose words are found and numbered together (a chunk's words, in batches of this many
+#: papers: ~7 MB of temporary arrays per 1,000 papers)
+_WORD_BATCH = 2_500
 #: ``_LOW_BYTES[n]``: a uint64 mask of its n low bytes (the first n bytes of a little-endian read)
 _LOW_BYTES = np.asarray([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 if sys.byteorder != "little":
