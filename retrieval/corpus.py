@@ -149,8 +149,15 @@ def content_digest(authors: Sequence[str], abstract: str) -> bytes:
     return h.digest()
 
 
+#: Every 10-bit value as its two base32 characters.
+_PAIRS = [a + b for a in ID_ALPHABET for b in ID_ALPHABET]
+
+
 def _encode(digest: bytes, length: int) -> str:
     """The first ``length`` base32 characters (5 bits each) of ``digest``."""
+    if length == 8 and len(digest) >= 5:  # every paper's id: 4 table look-ups (~3x faster)
+        v = int.from_bytes(digest[:5], "big")
+        return _PAIRS[v >> 30] + _PAIRS[(v >> 20) & 1023] + _PAIRS[(v >> 10) & 1023] + _PAIRS[v & 1023]
     bits = int.from_bytes(digest, "big") >> (len(digest) * 8 - 5 * length)
     chars = []
     for _ in range(length):
@@ -193,14 +200,20 @@ def short_ids(digests: Sequence[bytes], reserved: Iterable[str] = ()) -> list[st
     for d in set(digests):
         groups.setdefault(_encode(d, ID_LENGTH), []).append(d)
     assigned: dict[bytes, str] = {}
+    rest: list[list[bytes]] = []  # groups (in prefix order) with a member still without an id
     # every 8-character winner first, so a longer id can never be claimed by another group's winner
     for prefix in sorted(groups):
-        members = sorted(groups[prefix])
+        members = groups[prefix]
+        if len(members) > 1:
+            members.sort()
+            rest.append(members)
         if prefix not in taken:
             assigned[members[0]] = prefix
             taken.add(prefix)
-    for prefix in sorted(groups):
-        for d in sorted(groups[prefix]):
+        elif len(members) == 1:
+            rest.append(members)
+    for members in rest:
+        for d in members:
             if d in assigned:
                 continue
             length = LONG_ID_LENGTH
