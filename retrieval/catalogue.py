@@ -39,6 +39,8 @@ __all__ = [
     "Catalogue",
     "CatalogueBuilder",
     "CataloguePart",
+    "IdList",
+    "IdSet",
     "PaperTable",
     "catalogue_arrays",
     "catalogue_part",
@@ -301,7 +303,8 @@ class PaperTable(Sequence[Paper]):
     """
 
     def __init__(self, text: Buffer, offsets: np.ndarray, ids: Buffer, id_offsets: np.ndarray,
-                 flags: np.ndarray, doc_area: np.ndarray, area_names: list[str]) -> None:  # fmt: skip
+                 flags: np.ndarray, doc_area: np.ndarray, area_names: list[str],
+                 id_order: np.ndarray | None = None) -> None:  # fmt: skip
         self._text = text
         self._offsets = offsets
         self._ids = ids
@@ -310,6 +313,8 @@ class PaperTable(Sequence[Paper]):
         self._doc_area = doc_area
         self._areas = area_names
         self._n = len(flags)
+        # Positions sorted by id (the catalogue's ``id_order``): exact look-ups without an id dict.
+        self._id_order = id_order
 
     def __len__(self) -> int:
         return self._n
@@ -360,6 +365,29 @@ class PaperTable(Sequence[Paper]):
             return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
         return [self.id(i) for i in range(self._n)]
 
+    def find(self, paper_id: str) -> int | None:
+        """The position of the paper whose id is exactly ``paper_id``, or None (a binary search over
+        the mapped ids: no Python object per paper)."""
+        order = self._id_order
+        if order is None:
+            raise TypeError("this paper table has no id order")
+        if not isinstance(paper_id, str):
+            return None
+        j = bisect.bisect_left(range(len(order)), paper_id, key=lambda k: self.id(int(order[k])))
+        if j < len(order) and self.id(int(order[j])) == paper_id:
+            return int(order[j])
+        return None
+
+    def id_list(self) -> IdList:
+        """Every id in corpus order, as a tuple-like sequence read from the mapped ids on demand
+        (what :meth:`ids` returns, without a string per paper held)."""
+        return IdList(self)
+
+    def id_set(self) -> IdSet:
+        """The ids of these papers as a set-like container (``pid in table.id_set()``), read from the
+        mapped ids (:meth:`find`): it holds no Python object per paper."""
+        return IdSet(self)
+
     def title(self, i: int) -> str:
         """The title of paper ``i``."""
         return self._field(i, 0)
@@ -383,6 +411,78 @@ class PaperTable(Sequence[Paper]):
         )  # fmt: skip
 
 
+class IdSet:
+    """The ids of a :class:`PaperTable` as an immutable set-like container: ``in`` (exact, a binary
+    search over the mapped ids), ``len`` and iteration in id order. Nothing per paper is held."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: PaperTable) -> None:
+        self._table = table
+
+    def __contains__(self, paper_id: object) -> bool:
+        return isinstance(paper_id, str) and self._table.find(paper_id) is not None
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def __iter__(self) -> Iterator[str]:
+        table = self._table
+        order = table._id_order
+        assert order is not None  # noqa: S101 - IdSet is made by PaperTable.id_set only
+        for k in order:
+            yield table.id(int(k))
+
+    def __repr__(self) -> str:
+        return f"<IdSet of {len(self)} paper ids>"
+
+
+class IdList(Sequence[str]):
+    """The ids of a :class:`PaperTable` in corpus order, read on demand: indexing, slicing (a tuple),
+    iteration and ``==`` against a tuple or list work as on ``tuple(table.ids())``."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: PaperTable) -> None:
+        self._table = table
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
+        n = len(self._table)
+        if isinstance(i, slice):
+            return tuple(self._table.id(j) for j in range(*i.indices(n)))
+        j = int(i)
+        if j < 0:
+            j += n
+        if not 0 <= j < n:
+            raise IndexError("id index out of range")
+        return self._table.id(j)
+
+    def __iter__(self) -> Iterator[str]:
+        table = self._table
+        for j in range(len(table)):
+            yield table.id(j)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, IdList | tuple | list):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<IdList of {len(self)} paper ids>"
+
+    def __reduce__(self) -> tuple[type[tuple[str, ...]], tuple[tuple[str, ...]]]:
+        return tuple, (tuple(self),)  # pickles as the tuple it stands for (the table cannot travel)
+
+
 class Catalogue:
     """Papers, ids, areas and authors of an index (immutable, thread-safe).
 
@@ -403,7 +503,7 @@ class Catalogue:
         self.papers = PaperTable(
             text if text is not None else memoryview(a["paper_text"]), a["paper_offsets"],
             memoryview(a["id_text"]), a["id_offsets"],
-            a["paper_flags"], a["doc_area"], area_names,
+            a["paper_flags"], a["doc_area"], area_names, a["id_order"],
         )
         self.doc_area: IntArray = a["doc_area"]
         self.area_names = area_names
@@ -446,9 +546,9 @@ class Catalogue:
         if not isinstance(paper_id, str):
             return None
         papers = self.papers
-        j = self._find(self._id_order, paper_id, fold=False)
-        if j < len(self._id_order) and papers.id(int(self._id_order[j])) == paper_id:
-            return int(self._id_order[j])
+        exact = papers.find(paper_id)
+        if exact is not None:
+            return exact
         folded = paper_id.strip().casefold()
         if not folded:
             return None

@@ -915,14 +915,19 @@ def _build_and_save(
 
 def id_diff(
     papers: Sequence[Paper], previous: Index | None
-) -> tuple[tuple[str, ...], tuple[str, ...], int]:
+) -> tuple[Sequence[str], tuple[str, ...], int]:
     """``(added ids, removed ids, unchanged count)`` of ``papers`` against the index they replace.
 
-    Without a previous index every paper is added. Ids keep corpus order.
+    Without a previous index every paper is added: for a paper table that is its
+    :meth:`~retrieval.catalogue.PaperTable.id_list` (read from the mapped ids on demand, so a
+    serving process holds no string per paper for its start-up report), else a tuple. Ids keep
+    corpus order.
     """
-    ids = _ids_of(papers)
     if previous is None:
-        return tuple(ids), (), 0
+        if isinstance(papers, PaperTable):
+            return papers.id_list(), (), 0
+        return tuple(_ids_of(papers)), (), 0
+    ids = _ids_of(papers)
     old_ids = _ids_of(previous.papers)
     old = set(old_ids)
     new = set(ids)

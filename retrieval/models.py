@@ -6,6 +6,7 @@ plain data (no behaviour beyond cheap derived properties) so they pickle, compar
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 AREA_SEPARATOR = " · "
@@ -173,7 +174,8 @@ class IngestReport:
         duplicate_details: One human-readable line per duplicate (``"file:line: duplicate of <id> (first
             seen file:line)"``, or ``"duplicate id <id>"`` when only an explicit id repeats).
         skipped: Blocks that could not be parsed, with their reason.
-        added: Ids present now but not in the previous index (all ids when there was none).
+        added: Ids present now but not in the previous index (all ids when there was none: then a
+            tuple-like sequence read from the index on demand).
         removed: Ids of the previous index that are gone.
         unchanged: Number of ids present in both.
         build_seconds: Time spent building (0.0 when the cache was used).
@@ -187,7 +189,7 @@ class IngestReport:
     duplicates: int = 0
     duplicate_details: tuple[str, ...] = ()
     skipped: tuple[SkippedBlock, ...] = ()
-    added: tuple[str, ...] = ()
+    added: Sequence[str] = ()
     removed: tuple[str, ...] = ()
     unchanged: int = 0
     build_seconds: float = 0.0

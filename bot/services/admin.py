@@ -145,7 +145,7 @@ class AdminService:
         if reconcile is not None:
             named += [reconcile.gone, reconcile.returned]
         for ids in named:
-            for pid in list(ids)[:TITLES_SHOWN]:
+            for pid in ids[:TITLES_SHOWN]:
                 paper = engine.get(pid)
                 title = paper.title if paper is not None else engine.last_removed_titles.get(pid)
                 if title:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Container, Iterable, Sequence
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
@@ -175,7 +175,7 @@ _BATCH_WRITE = (
 
 
 def _batch_arguments(
-    batch: Sequence[SaveRequest], corpus: set[str] | None, max_saved: int, moment: datetime
+    batch: Sequence[SaveRequest], corpus: Container[str] | None, max_saved: int, moment: datetime
 ) -> list[Any]:
     """The array parameters of :data:`_BATCH_WRITE` for ``batch`` (snapshots once per paper)."""
     snapshots = {r.paper.id: r.snapshot for r in batch}  # the same paper twice: the later one wins

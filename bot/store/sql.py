@@ -28,7 +28,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
@@ -293,8 +293,9 @@ class SqlStore(Store):
         self.max_lists_per_user = max_lists_per_user
         self.note_max = NOTE_MAX
         # Ids of the corpus given to the last reconcile() of this process (None until then). A save of
-        # a paper outside it (a stale Paper object) must not mark the snapshot as in the corpus.
-        self._corpus_ids: set[str] | None = None
+        # a paper outside it (a stale Paper object) must not mark the snapshot as in the corpus. For
+        # an index's paper table this is its IdSet: a look-up in the mapped ids, no string per paper.
+        self._corpus_ids: Collection[str] | None = None
 
     @property
     def save_batches(self) -> tuple[int, int]:
@@ -1025,7 +1026,7 @@ class SqlStore(Store):
         answers False, the snapshots are left alone and only this process's corpus ids are set
         (None is returned)."""
         moment = now()
-        stale: list[set[str] | None] = [None]
+        stale: list[Collection[str] | None] = [None]
 
         async def op(tx: Tx) -> _ReconcilePlan | None:
             if first is not None and not await first(tx):
@@ -1228,7 +1229,7 @@ class _ReconcilePlan:
     """The updates :meth:`SqlStore.reconcile` applies, computed off the event loop."""
 
     result: ReconcileResult
-    corpus_ids: set[str]
+    corpus_ids: Collection[str]
     gone_rows: list[tuple[str]]
     changed_rows: list[tuple[Any, ...]]
     seen_rows: list[tuple[datetime, str]]
@@ -1238,25 +1239,39 @@ class _ReconcilePlan:
 def _plan_reconcile(
     papers: Iterable[Paper], rows: Iterable[Sequence[Any]], unknown: Sequence[str], moment: datetime
 ) -> _ReconcilePlan:
-    """Compare the snapshot ``rows`` with the corpus (run in a worker thread: it walks every paper).
+    """Compare the snapshot ``rows`` with the corpus (run in a worker thread).
 
-    ``unknown``: saved paper ids with no corpus snapshot (known only from imports). Of the walk only
-    the ids are kept, and the papers that have (or need) a snapshot.
+    ``unknown``: saved paper ids with no corpus snapshot (known only from imports). Only the papers
+    that have (or need) a snapshot are made. An index's paper table is asked for those ids alone (a
+    look-up each in its mapped ids) and its :meth:`~retrieval.catalogue.PaperTable.id_set` becomes
+    the corpus ids; any other iterable of papers is walked once, keeping a set of its ids.
     """
     snapshots = {row[0]: row for row in rows}
     wanted = set(unknown)
-    ids: set[str] = set()
+    ids: Collection[str]
     saved: dict[str, Paper] = {}
-    chunk: list[str] = []
-    for paper in papers:
-        chunk.append(paper.id)
-        if paper.id in snapshots or paper.id in wanted:
-            saved[paper.id] = paper
-        if len(chunk) == _RECONCILE_CHUNK:
-            ids.update(chunk)
-            chunk.clear()
-            time.sleep(0)  # hand the GIL to the event loop if it is waiting for it
-    ids.update(chunk)
+    find = getattr(papers, "find", None)
+    if callable(find) and callable(getattr(papers, "id_set", None)):
+        table: Any = papers
+        for n, pid in enumerate([*snapshots, *sorted(wanted - snapshots.keys())], 1):
+            if (pos := find(pid)) is not None:
+                saved[pid] = table[pos]
+            if n % _SNAPSHOT_CHUNK == 0:
+                time.sleep(0)  # hand the GIL to the event loop if it is waiting for it
+        ids = table.id_set()
+    else:
+        walked: set[str] = set()
+        chunk: list[str] = []
+        for paper in papers:
+            chunk.append(paper.id)
+            if paper.id in snapshots or paper.id in wanted:
+                saved[paper.id] = paper
+            if len(chunk) == _RECONCILE_CHUNK:
+                walked.update(chunk)
+                chunk.clear()
+                time.sleep(0)
+        walked.update(chunk)
+        ids = walked
     gone: list[str] = []
     returned: list[str] = []
     changed: list[tuple[Any, ...]] = []
@@ -1294,9 +1309,10 @@ def _plan_reconcile(
     )
 
 
-def _empty_piecewise(ids: set[str] | None) -> None:
-    """Empty a large set a chunk at a time (in a worker thread), letting the event loop in between."""
-    while ids:
+def _empty_piecewise(ids: Collection[str] | None) -> None:
+    """Empty a large set a chunk at a time (in a worker thread), letting the event loop in between
+    (an index's IdSet holds nothing to free)."""
+    while isinstance(ids, set) and ids:
         for _ in range(min(_RECONCILE_CHUNK, len(ids))):
             ids.pop()
         time.sleep(0)
@@ -1322,7 +1338,12 @@ def _generation(row: Sequence[Any]) -> IndexGeneration:
     )
 
 
-def _corpus_id_set(papers: Iterable[Paper]) -> set[str]:
-    """The ids of a corpus (in a worker thread): a paper table hands them over without making papers."""
+def _corpus_id_set(papers: Iterable[Paper]) -> Collection[str]:
+    """The ids of a corpus (in a worker thread): an index's paper table answers from its mapped ids
+    (:meth:`~retrieval.catalogue.PaperTable.id_set`, no string per paper held), anything else is
+    walked into a set."""
+    id_set = getattr(papers, "id_set", None)
+    if callable(id_set):
+        return id_set()
     ids = getattr(papers, "ids", None)
     return set(ids()) if callable(ids) else {paper.id for paper in papers}

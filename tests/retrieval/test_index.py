@@ -113,6 +113,33 @@ def test_nearest_areas(seed_index):
     assert seed_index.nearest_areas("reinforcment")[0].startswith("Reinforcement Learning")
 
 
+def test_the_ids_of_a_served_index_are_read_from_its_mapped_ids(corpus_copy):
+    """A served index answers id questions from its mapped arrays: ``find`` (exact), ``id_set``
+    (membership) and the start-up report's ``added`` (an IdList) behave as the tuple of ids would."""
+    import pickle
+
+    from retrieval.catalogue import IdList, IdSet
+
+    open_index(corpus_copy)  # build and write the cache
+    index, report = open_index(corpus_copy)
+    table = index.papers
+    ids = table.ids()
+    assert report.from_cache and isinstance(report.added, IdList)
+    assert report.added == tuple(ids) == tuple(report.added) and report.added == ids
+    assert report.added != tuple(ids[:-1]) and report.added != (*ids[:-1], "other")
+    assert report.added[0] == ids[0] and report.added[-1] == ids[-1] and report.added[2:5] == tuple(ids[2:5])
+    with pytest.raises(IndexError):
+        report.added[len(ids)]
+    assert pickle.loads(pickle.dumps(report.added)) == tuple(ids)
+    assert [table.find(pid) for pid in ids] == list(range(len(ids)))
+    assert table.find(ids[3].upper() + "x") is None and table.find("") is None and table.find(3) is None
+    members = table.id_set()
+    assert isinstance(members, IdSet) and len(members) == len(ids) and list(members) == sorted(ids)
+    assert all(pid in members for pid in ids) and "no such id" not in members and None not in members
+    folded = next(pid for pid in ids if pid != pid.swapcase())
+    assert folded.swapcase() not in members and index.get(folded.swapcase()) is not None  # get folds case
+
+
 # -- cache ----------------------------------------------------------------------------------------
 
 

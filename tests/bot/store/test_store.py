@@ -419,6 +419,68 @@ async def test_save_after_reconcile_respects_corpus(store: Store) -> None:
     assert flags == {"p0001": True, "p0002": False}
 
 
+async def test_reconcile_with_an_index_keeps_its_mapped_ids_and_follows_a_reindex(store: Store) -> None:
+    """An index's paper table is reconciled by id look-ups: the store keeps the table's IdSet (no
+    set of every id), and membership follows each reindex exactly (case included)."""
+    from retrieval.catalogue import IdSet
+    from retrieval.index import build_index
+
+    first = build_index([paper(i) for i in range(5)])
+    await store.save_paper(ALICE, paper(1))
+    await store.save_paper(ALICE, paper(2), "b")
+    await store.save_paper(BOB, paper(3), note="bob's")
+    result = await store.reconcile(first.papers)
+    assert (result.gone, result.returned, result.refreshed) == ([], [], 0)
+    held = store._corpus_ids  # type: ignore[attr-defined]
+    assert isinstance(held, IdSet) and len(held) == 5
+    assert "p0001" in held and "P0001" not in held and "p0009" not in held and 1 not in held
+
+    second = build_index([paper(0), paper(2, title="Renamed"), paper(3), paper("P0001"), paper(5)])
+    result = await store.reconcile(second.papers)
+    assert (result.gone, result.returned, result.refreshed) == (["p0001"], [], 1)
+    await store.save_paper(ALICE, paper(1))  # a stale Paper object: not in the new corpus
+    await store.save_paper(ALICE, paper(5))
+    flags = {i.paper_id: i.in_corpus for i in (await store.get_list(ALICE)).items}
+    assert flags == {"p0001": False, "p0005": True}
+    assert (await store.get_list(ALICE, "b")).items[0].title == "Renamed"
+    assert (await store.get_list(BOB)).items[0].note == "bob's"
+
+    back = await store.reconcile(first.papers)
+    assert (back.gone, back.returned, back.refreshed) == (["p0005"], ["p0001"], 1)
+    flags = {i.paper_id: i.in_corpus for i in (await store.get_list(ALICE)).items}
+    assert flags == {"p0001": True, "p0005": False}
+
+
+def test_reconcile_plan_of_an_index_equals_the_plan_of_its_papers() -> None:
+    """The look-up path (an index's paper table) and the walk (any iterable of papers) plan the same
+    updates: gone, returned, changed and unchanged snapshots, and import-only ids found or not."""
+    import datetime as dt
+
+    from retrieval.index import build_index
+
+    index = build_index([paper(i) for i in range(40)] + [paper("Mixed-Case.1")])
+    rows = [
+        (*store_sql.snapshot_values(paper(3)), 1),  # unchanged
+        (*store_sql.snapshot_values(paper(4, title="Old")), 1),  # changed
+        (*store_sql.snapshot_values(paper(5)), 0),  # returned
+        (*store_sql.snapshot_values(paper(77)), 1),  # gone
+        (*store_sql.snapshot_values(paper(78)), 0),  # still gone
+        (*store_sql.snapshot_values(paper("mixed-case.1")), 1),  # another id than Mixed-Case.1
+    ]
+    unknown = ["p0010", "p0099", "Mixed-Case.1"]
+    moment = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    looked_up = store_sql._plan_reconcile(index.papers, rows, unknown, moment)
+    walked = store_sql._plan_reconcile(list(index.papers), rows, unknown, moment)
+    assert looked_up.result == walked.result
+    assert looked_up.result.gone == ["mixed-case.1", "p0077"]
+    assert looked_up.result.returned == ["Mixed-Case.1", "p0005", "p0010"]
+    assert (looked_up.gone_rows, looked_up.changed_rows, looked_up.seen_rows, looked_up.new_rows) == (
+        walked.gone_rows, walked.changed_rows, walked.seen_rows, walked.new_rows,
+    )  # fmt: skip
+    assert isinstance(walked.corpus_ids, set)
+    assert set(looked_up.corpus_ids) == walked.corpus_ids == {p.id for p in index.papers}
+
+
 async def test_reconcile_walks_the_corpus_off_the_event_loop(store: Store, monkeypatch) -> None:
     """The corpus (100k papers in production) is iterated in a worker thread, never on the loop, and
     only the snapshots of saved papers are compared with it."""
