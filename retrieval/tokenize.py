@@ -27,12 +27,14 @@ from dataclasses import dataclass
 import Stemmer
 
 __all__ = [
+    "SERVING_MEMO_MAX",
     "STOPWORDS",
     "TOKENIZER_VERSION",
     "WordTokens",
     "analyze_word",
     "iter_words",
     "match_spans",
+    "memo_limit",
     "phrase_tokens",
     "stem",
     "surface_bytes",
@@ -125,8 +127,22 @@ _stemmer.maxCacheSize = 0  # stem() memoises; PyStemmer's own cache costs ~6x on
 _stem_lock = threading.Lock()
 _STEM_CACHE: dict[str, str] = {}
 _WORD_CACHE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-# Bound the memo so a long-running bot fed arbitrary queries cannot grow it forever.
+# Bound the memo so a long-running bot fed arbitrary queries cannot grow it forever. A build wants
+# every surface word of the corpus memoised; a serving process lowers it (memo_limit).
 _WORD_CACHE_MAX = 2_000_000
+#: The bound a serving process sets (bot.engine): the words of the queries and of the abstracts its
+#: snippets analyse. ~100 B an entry: ~6 MB per memo, held privately by each bot process.
+SERVING_MEMO_MAX = 65_536
+
+
+def memo_limit(limit: int) -> None:
+    """Bound the word and stem memos at ``limit`` entries from now on (each is emptied when full);
+    a memo already past it (the words of a build this process ran) is emptied now."""
+    global _WORD_CACHE_MAX
+    _WORD_CACHE_MAX = max(1, int(limit))
+    for memo in (_WORD_CACHE, _STEM_CACHE):
+        if len(memo) > _WORD_CACHE_MAX:
+            memo.clear()
 
 
 def stem(word: str) -> str:

@@ -213,3 +213,20 @@ def test_chinese_queries_find_their_paper_first():
     area_hits = index.search("图神经网络 area:机器学习", 10).hits  # a Chinese area filter too
     assert {h.paper.authors[0] for h in area_hits} == {"杨帆", "许晨"}
     assert all(h.paper.top_area == "机器学习" for h in area_hits)
+
+
+def test_memo_limit_bounds_the_word_memos_and_empties_one_past_it(monkeypatch):
+    import retrieval.tokenize as tok
+
+    monkeypatch.setattr(tok, "_WORD_CACHE_MAX", tok._WORD_CACHE_MAX)  # restored after the test
+    monkeypatch.setattr(tok, "_WORD_CACHE", {})
+    monkeypatch.setattr(tok, "_STEM_CACHE", {})
+    words = [f"memoword{i}s" for i in range(300)]
+    expected = [tok.analyze_word(w) for w in words]
+    assert len(tok._WORD_CACHE) == 300 and len(tok._STEM_CACHE) == 300
+    tok.memo_limit(100)
+    assert tok._WORD_CACHE == {} and tok._STEM_CACHE == {}
+    assert [tok.analyze_word(w) for w in words] == expected  # same tokens, memo bounded
+    assert 0 < len(tok._WORD_CACHE) <= 100 and 0 < len(tok._STEM_CACHE) <= 100
+    tok.memo_limit(1000)  # a memo under the new bound is kept
+    assert 0 < len(tok._WORD_CACHE) <= 100
