@@ -3,9 +3,10 @@
 Usage: ``python bench/processes.py [--docs 100000] [--queries 300] [--work /tmp/paperbot-bench-processes]``
 
 Builds (once, cached in ``--work``) the index of a synthetic corpus, then starts bot processes one
-after the other. Each opens the services exactly as ``paperbot run`` does (store, the memory-mapped
-index, the shared-index follower; no Discord connection) on one SQLite file and one cache folder, runs
-the same queries with snippets (so the pages a serving bot touches are resident) and waits. The bench
+after the other. Each makes the bot exactly as ``paperbot run`` does and runs its setup hook (store,
+the memory-mapped index, the shared-index follower, the cogs; no Discord connection) on one SQLite
+file and one cache folder, waits for the ranking kernel a warm bot serves with (it prints which),
+runs the same queries with snippets (so the pages a serving bot touches are resident) and waits. The bench
 reads ``/proc/PID/smaps_rollup`` of each: RSS, PSS (shared pages split between the processes that map
 them) and USS (private pages), and prints what the second process adds to the host's memory:
 ``(PSS₁ + PSS₂ after) − PSS₁ before``, against the first one's RSS (target: at most 25 %).
@@ -49,24 +50,33 @@ def memory(pid: int) -> dict[str, float]:
         "pss": m["Pss"] / 1024,
         "uss": (m.get("Private_Clean", 0) + m.get("Private_Dirty", 0)) / 1024,
         "shared": (m.get("Shared_Clean", 0) + m.get("Shared_Dirty", 0)) / 1024,
+        "anon": m.get("Anonymous", 0) / 1024,
     }
 
 
 def child(corpus: str, cache: str, database: str, queries_file: str) -> None:
-    """One bot process's services; prints one JSON line when warm, then waits for stdin to close."""
+    """One bot process as ``paperbot run`` makes it, without the gateway connection: the PaperBot
+    with its setup hook (the services, the cogs, the translator); prints one JSON line when warm,
+    then waits for stdin to close."""
     import asyncio
 
-    from bot.services.registry import open_services
+    from bot.app import PaperBot
     from bot.settings import Settings
+    from retrieval.postings import compiled_kernel, load_compiled
 
     async def main() -> None:
         started = time.perf_counter()
         settings = dataclasses.replace(
             Settings(), corpus_path=Path(corpus), index_cache_dir=Path(cache), database_path=Path(database)
         )
-        services = await open_services(settings)
+        bot = PaperBot(settings, sync_commands=False)
+        await bot._async_setup_hook()  # what ``async with bot`` does before the login
+        await bot.setup_hook()  # what the login runs: open_services, cogs, translator
         opened = time.perf_counter() - started
-        engine = services.context.engine
+        engine = bot.services.context.engine
+        # The compiled kernel loads in a background thread: serve the queries with the kernel a warm
+        # bot uses (wait for it, as a bot serving for a minute has).
+        await asyncio.to_thread(load_compiled, True)
         queries = json.loads(Path(queries_file).read_text())
         t0 = time.perf_counter()
         for q in queries:
@@ -75,9 +85,10 @@ def child(corpus: str, cache: str, database: str, queries_file: str) -> None:
         print(json.dumps({
             "open_seconds": opened, "query_ms": served * 1000 / max(1, len(queries)),
             "generation": engine.share.generation if engine.share else None, "papers": len(engine),
+            "kernel": compiled_kernel(), "cogs": len(bot.cogs),
         }), flush=True)  # fmt: skip
         await asyncio.to_thread(sys.stdin.read)
-        await services.close()
+        await bot.close()
 
     asyncio.run(main())
 
@@ -142,13 +153,16 @@ def main() -> None:
     how = subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
     print(f"index {how} in {time.perf_counter() - t0:.1f} s", flush=True)
     first, info1 = start(folder, cache, database, queries_file)
-    print(f"process 1: open {info1['open_seconds']:.2f} s, "
-          f"{info1['query_ms']:.2f} ms/query, generation {info1['generation']}", flush=True)  # fmt: skip
+    print(f"process 1: open {info1['open_seconds']:.2f} s, {info1['query_ms']:.2f} ms/query "
+          f"({info1['kernel']} kernel, {info1['cogs']} cogs), generation {info1['generation']}",
+          flush=True)  # fmt: skip
     time.sleep(1)
     alone = memory(first.pid)
+    load_alone = os.getloadavg()[0]
     second, info2 = start(folder, cache, database, queries_file)
     time.sleep(1)
     after1, after2 = memory(first.pid), memory(second.pid)
+    load_after = os.getloadavg()[0]
     for proc in (first, second):
         assert proc.stdin is not None
         proc.stdin.close()
@@ -159,11 +173,14 @@ def main() -> None:
     file_mb = sum(f.stat().st_size for f in cache.glob("*.pbindex")) / 2**20
     print(f"\n{info1['papers']:,} papers; index file {file_mb:.0f} MB")
     print(f"process 2: open {info2['open_seconds']:.2f} s (generation {info2['generation']}, no build), "
-          f"{info2['query_ms']:.2f} ms/query")  # fmt: skip
-    print("\n| MB | RSS | PSS | USS (private) | shared |")
-    print("|---|---|---|---|---|")
-    for name, m in (("process 1 alone", alone), ("process 1 with 2", after1), ("process 2", after2)):
-        print(f"| {name} | {m['rss']:.0f} | {m['pss']:.0f} | {m['uss']:.0f} | {m['shared']:.0f} |")
+          f"{info2['query_ms']:.2f} ms/query ({info2['kernel']} kernel)")  # fmt: skip
+    print("\n| MB | RSS | PSS | USS (private) | of which anonymous | shared | load average |")
+    print("|---|---|---|---|---|---|---|")
+    rows = (("process 1 alone", alone, load_alone), ("process 1 with 2", after1, load_after),
+            ("process 2", after2, load_after))  # fmt: skip
+    for name, m, load in rows:
+        print(f"| {name} | {m['rss']:.0f} | {m['pss']:.0f} | {m['uss']:.0f} | {m['anon']:.0f} | "
+              f"{m['shared']:.0f} | {load:.2f} |")  # fmt: skip
     verdict = "met" if share <= TARGET_SHARE else "NOT met"
     print(f"\nthe second process adds {added:.0f} MB (sum of PSS after − PSS before) = {share:.0%} of the "
           f"first one's RSS ({alone['rss']:.0f} MB); its private memory is {after2['uss']:.0f} MB "
