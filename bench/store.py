@@ -93,7 +93,7 @@ def throughput(target: str, processes: int, saves: int) -> tuple[float, float]:
     mean saves per commit (group commit, bot/store/batch.py)."""
     children = [
         subprocess.Popen(
-            [sys.executable, __file__, "--worker", target, str(n * 10_000_000), str(saves)],
+            [sys.executable, __file__, "--worker", target, str(n * 10_000_000), str(saves), str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -220,9 +220,14 @@ def main() -> None:
     parser.add_argument("--saves", type=int, default=2000, help="saves per process")
     parser.add_argument("--items", type=int, default=10_000, help="size of the big list")
     parser.add_argument("--url", default=os.environ.get("PAPERBOT_BENCH_POSTGRES_URL") or None)
-    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)  # target, first, count, parent pid
     args = parser.parse_args()
     if args.worker:
+        # A killed bench must not leave its workers saving: each dies with the bench (on Linux the
+        # kernel kills it when its parent dies; PR_SET_PDEATHSIG, as the index build's workers do).
+        from retrieval.build import _worker_start as die_with_parent
+
+        die_with_parent(int(args.worker[3]))
         asyncio.run(worker(args.worker[0], int(args.worker[1]), int(args.worker[2])))
         return
 
