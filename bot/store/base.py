@@ -57,6 +57,11 @@ def is_url(target: str | Path) -> bool:
     return isinstance(target, str) and target.split("://", 1)[0].lower() in {"postgresql", "postgres"}
 
 
+#: Called with each target before :meth:`Store.open` looks for its driver: a package that imports a
+#: driver only when a target needs it (PostgreSQL's asyncpg) registers its loader here.
+DRIVER_LOADERS: list[Callable[[str | Path], None]] = []
+
+
 def _drivers(cls: type[Store]) -> list[type[Store]]:
     """Every concrete subclass of ``cls`` (the drivers the package imported), most derived first."""
     found: list[type[Store]] = []
@@ -94,6 +99,8 @@ class Store(abc.ABC):
         """
         if max_saved_per_user < 1 or max_lists_per_user < 1:
             raise ValueError("caps must be at least 1")
+        for load in DRIVER_LOADERS:  # drivers imported when first needed (bot/store/__init__.py)
+            load(target)
         for driver in _drivers(Store):
             if driver.accepts(target):
                 return await driver.connect(
