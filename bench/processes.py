@@ -1,6 +1,7 @@
 """Memory of a second bot process on one host: the index's pages are shared, not copied.
 
-Usage: ``python bench/processes.py [--docs 100000] [--queries 300] [--work /tmp/paperbot-bench-processes]``
+Usage: ``python bench/processes.py [--docs 100000] [--queries 300] [--kernel warm|numpy]
+[--work /tmp/paperbot-bench-processes]``
 
 Builds (once, cached in ``--work``) the index of a synthetic corpus, then starts bot processes one
 after the other. Each makes the bot exactly as ``paperbot run`` does and runs its setup hook (store,
@@ -54,15 +55,23 @@ def memory(pid: int) -> dict[str, float]:
     }
 
 
-def child(corpus: str, cache: str, database: str, queries_file: str) -> None:
+def child(corpus: str, cache: str, database: str, queries_file: str, kernel: str = "warm") -> None:
     """One bot process as ``paperbot run`` makes it, without the gateway connection: the PaperBot
     with its setup hook (the services, the cogs, the translator); prints one JSON line when warm,
     then waits for stdin to close."""
     import asyncio
 
+    import bot.engine
     from bot.app import PaperBot
     from bot.settings import Settings
     from retrieval.postings import compiled_kernel, load_compiled
+
+    if kernel == "numpy":  # --kernel numpy: the bot never loads the compiled kernel
+
+        def load_compiled(wait: bool = False) -> bool:
+            return False
+
+        bot.engine.load_compiled = load_compiled
 
     async def main() -> None:
         started = time.perf_counter()
@@ -94,10 +103,11 @@ def child(corpus: str, cache: str, database: str, queries_file: str) -> None:
 
 
 def start(
-    corpus: Path, cache: Path, database: Path, queries_file: Path
+    corpus: Path, cache: Path, database: Path, queries_file: Path, kernel: str
 ) -> tuple[subprocess.Popen[str], dict]:
     proc = subprocess.Popen(
-        [sys.executable, __file__, "--child", str(corpus), str(cache), str(database), str(queries_file)],
+        [sys.executable, __file__, "--child", str(corpus), str(cache), str(database), str(queries_file),
+         kernel],  # fmt: skip
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -116,7 +126,12 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--work", type=Path, default=Path("/tmp/paperbot-bench-processes"))
-    parser.add_argument("--child", nargs=4, metavar=("CORPUS", "CACHE", "DB", "QUERIES"))
+    parser.add_argument(
+        "--kernel", choices=("warm", "numpy"), default="warm",
+        help="warm: serve with the kernel a warm bot uses (the compiled one once loaded); numpy: never "
+        "load the compiled kernel",
+    )  # fmt: skip
+    parser.add_argument("--child", nargs=5, metavar=("CORPUS", "CACHE", "DB", "QUERIES", "KERNEL"))
     args = parser.parse_args()
     if args.child:
         child(*args.child)
@@ -152,14 +167,14 @@ def main() -> None:
     command = [sys.executable, "-c", build, str(folder), str(cache)]
     how = subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
     print(f"index {how} in {time.perf_counter() - t0:.1f} s", flush=True)
-    first, info1 = start(folder, cache, database, queries_file)
+    first, info1 = start(folder, cache, database, queries_file, args.kernel)
     print(f"process 1: open {info1['open_seconds']:.2f} s, {info1['query_ms']:.2f} ms/query "
           f"({info1['kernel']} kernel, {info1['cogs']} cogs), generation {info1['generation']}",
           flush=True)  # fmt: skip
     time.sleep(1)
     alone = memory(first.pid)
     load_alone = os.getloadavg()[0]
-    second, info2 = start(folder, cache, database, queries_file)
+    second, info2 = start(folder, cache, database, queries_file, args.kernel)
     time.sleep(1)
     after1, after2 = memory(first.pid), memory(second.pid)
     load_after = os.getloadavg()[0]
