@@ -1,14 +1,13 @@
 """Memory of a second bot process on one host: the index's pages are shared, not copied.
 
-Usage: ``python bench/processes.py [--docs 100000] [--queries 300] [--kernel warm|numpy]
-[--work /tmp/paperbot-bench-processes]``
+Usage: ``python bench/processes.py [--docs 100000] [--queries 300] [--work /tmp/paperbot-bench-processes]``
 
 Builds (once, cached in ``--work``) the index of a synthetic corpus, then starts bot processes one
 after the other. Each makes the bot exactly as ``paperbot run`` does and runs its setup hook (store,
 the memory-mapped index, the shared-index follower, the cogs; no Discord connection) on one SQLite
-file and one cache folder, waits for the ranking kernel a warm bot serves with (it prints which),
-runs the same queries with snippets (so the pages a serving bot touches are resident) and waits. The bench
-reads ``/proc/PID/smaps_rollup`` of each: RSS, PSS (shared pages split between the processes that map
+file and one cache folder, runs the same queries with snippets (so the pages a serving bot touches
+are resident; it prints the ranking kernel that served them) and waits. The bench reads
+``/proc/PID/smaps_rollup`` of each: RSS, PSS (shared pages split between the processes that map
 them) and USS (private pages), and prints what the second process adds to the host's memory:
 ``(PSS₁ + PSS₂ after) − PSS₁ before``, against the first one's RSS (target: at most 25 %).
 It also times how long the second process takes to serve the published generation (its start).
@@ -55,23 +54,15 @@ def memory(pid: int) -> dict[str, float]:
     }
 
 
-def child(corpus: str, cache: str, database: str, queries_file: str, kernel: str = "warm") -> None:
+def child(corpus: str, cache: str, database: str, queries_file: str) -> None:
     """One bot process as ``paperbot run`` makes it, without the gateway connection: the PaperBot
     with its setup hook (the services, the cogs, the translator); prints one JSON line when warm,
     then waits for stdin to close."""
     import asyncio
 
-    import bot.engine
     from bot.app import PaperBot
     from bot.settings import Settings
-    from retrieval.postings import compiled_kernel, load_compiled
-
-    if kernel == "numpy":  # --kernel numpy: the bot never loads the compiled kernel
-
-        def load_compiled(wait: bool = False) -> bool:
-            return False
-
-        bot.engine.load_compiled = load_compiled
+    from retrieval.postings import compiled_kernel
 
     async def main() -> None:
         started = time.perf_counter()
@@ -83,9 +74,6 @@ def child(corpus: str, cache: str, database: str, queries_file: str, kernel: str
         await bot.setup_hook()  # what the login runs: open_services, cogs, translator
         opened = time.perf_counter() - started
         engine = bot.services.context.engine
-        # The compiled kernel loads in a background thread: serve the queries with the kernel a warm
-        # bot uses (wait for it, as a bot serving for a minute has).
-        await asyncio.to_thread(load_compiled, True)
         queries = json.loads(Path(queries_file).read_text())
         t0 = time.perf_counter()
         for q in queries:
@@ -103,11 +91,10 @@ def child(corpus: str, cache: str, database: str, queries_file: str, kernel: str
 
 
 def start(
-    corpus: Path, cache: Path, database: Path, queries_file: Path, kernel: str
+    corpus: Path, cache: Path, database: Path, queries_file: Path
 ) -> tuple[subprocess.Popen[str], dict]:
     proc = subprocess.Popen(
-        [sys.executable, __file__, "--child", str(corpus), str(cache), str(database), str(queries_file),
-         kernel],  # fmt: skip
+        [sys.executable, __file__, "--child", str(corpus), str(cache), str(database), str(queries_file)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -126,12 +113,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--work", type=Path, default=Path("/tmp/paperbot-bench-processes"))
-    parser.add_argument(
-        "--kernel", choices=("warm", "numpy"), default="warm",
-        help="warm: serve with the kernel a warm bot uses (the compiled one once loaded); numpy: never "
-        "load the compiled kernel",
-    )  # fmt: skip
-    parser.add_argument("--child", nargs=5, metavar=("CORPUS", "CACHE", "DB", "QUERIES", "KERNEL"))
+    parser.add_argument("--child", nargs=4, metavar=("CORPUS", "CACHE", "DB", "QUERIES"))
     args = parser.parse_args()
     if args.child:
         child(*args.child)
@@ -167,14 +149,14 @@ def main() -> None:
     command = [sys.executable, "-c", build, str(folder), str(cache)]
     how = subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
     print(f"index {how} in {time.perf_counter() - t0:.1f} s", flush=True)
-    first, info1 = start(folder, cache, database, queries_file, args.kernel)
+    first, info1 = start(folder, cache, database, queries_file)
     print(f"process 1: open {info1['open_seconds']:.2f} s, {info1['query_ms']:.2f} ms/query "
           f"({info1['kernel']} kernel, {info1['cogs']} cogs), generation {info1['generation']}",
           flush=True)  # fmt: skip
     time.sleep(1)
     alone = memory(first.pid)
     load_alone = os.getloadavg()[0]
-    second, info2 = start(folder, cache, database, queries_file, args.kernel)
+    second, info2 = start(folder, cache, database, queries_file)
     time.sleep(1)
     after1, after2 = memory(first.pid), memory(second.pid)
     load_after = os.getloadavg()[0]
