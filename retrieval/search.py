@@ -8,6 +8,7 @@ per-paper Python work (Hit, matched terms, snippet) happens only for the k hits 
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -21,7 +22,14 @@ from retrieval.models import Hit, Paper, SearchResults, Snippet
 from retrieval.postings import Postings
 from retrieval.query import ParsedQuery, QueryWord, parse_query
 from retrieval.text import split_sentences, strip_markup
-from retrieval.tokenize import analyze_word, iter_words, match_spans, surface_words, tokenize
+from retrieval.tokenize import (
+    _ASCII_WORD_RE,
+    analyze_word,
+    iter_words,
+    match_spans,
+    surface_words,
+    tokenize,
+)
 
 __all__ = ["MAX_K", "SNIPPET_LIMIT", "match_counts", "rank", "search", "similar", "snippet_spans"]
 
@@ -125,12 +133,24 @@ def rank(
     return index.top(terms, need, mask, words)
 
 
-def _matched(index: Postings, doc: int, words: Iterable[QueryWord]) -> tuple[str, ...]:
-    out: list[str] = []
+def _matched(index: Postings, docs: Sequence[int], words: Sequence[QueryWord]) -> list[tuple[str, ...]]:
+    """For each of ``docs``: the query words (surfaces, first occurrence first) it contains; each
+    token's posting list is searched once for all the docs."""
+    targets = np.asarray(docs, dtype=np.int64)
+    present: dict[str, npt.NDArray[np.bool_]] = {}
     for word in words:
-        if word.surface not in out and any(index.contains(doc, t) for t in word.tokens):
-            out.append(word.surface)
-    return tuple(out)
+        for t in word.tokens:
+            if t not in present:
+                posting = index.term_docs(t)
+                j = np.searchsorted(posting, targets)
+                present[t] = (j < len(posting)) & (posting[np.minimum(j, len(posting) - 1)] == targets) \
+                    if len(posting) else np.zeros(len(targets), dtype=np.bool_)  # fmt: skip
+    out: list[list[str]] = [[] for _ in docs]
+    for word in words:
+        for i, row in enumerate(out):
+            if word.surface not in row and any(present[t][i] for t in word.tokens):
+                row.append(word.surface)
+    return [tuple(row) for row in out]
 
 
 def search(
@@ -150,17 +170,18 @@ def search(
     parsed = parse_query(query)
     mask = _filter_mask(core, catalogue, parsed, area, author)
     docs, scores, total = rank(core, parsed.terms, offset + k, mask, [w.tokens for w in parsed.words])
-    stems = {t for w in parsed.words for t in w.tokens}
+    query_stems = _SnippetQuery({t for w in parsed.words for t in w.tokens}, core)
+    page = docs[offset : offset + k].tolist()
     hits = []
-    for i, doc in enumerate(docs[offset : offset + k].tolist()):
+    for i, (doc, matched) in enumerate(zip(page, _matched(core, page, parsed.words), strict=True)):
         paper = catalogue.papers[doc]  # made here: only the page's papers become objects
         hits.append(
             Hit(
                 paper=paper,
                 score=float(scores[doc]),
                 rank=offset + i + 1,
-                matched_terms=_matched(core, doc, parsed.words),
-                snippet=snippet_spans(paper, stems, core),
+                matched_terms=matched,
+                snippet=_snippet(paper, query_stems, SNIPPET_LIMIT),
             )
         )
     return SearchResults(hits=tuple(hits), total=total, offset=offset, query=query)
@@ -193,17 +214,18 @@ def similar(core: Postings, catalogue: Catalogue, paper_id: str, k: int = 5) -> 
     mask = np.ones(n, dtype=np.bool_)
     mask[pos] = False
     docs, scores, _ = rank(core, top_terms, k, mask)
-    stems = set(top_terms)
+    query_stems = _SnippetQuery(set(top_terms), core)
+    page = docs.tolist()
     hits = []
-    for i, doc in enumerate(docs.tolist()):
+    for i, (doc, matched) in enumerate(zip(page, _matched(core, page, words), strict=True)):
         paper = catalogue.papers[doc]
         hits.append(
             Hit(
                 paper=paper,
                 score=float(scores[doc]),
                 rank=i + 1,
-                matched_terms=_matched(core, doc, words),
-                snippet=snippet_spans(paper, stems, core),
+                matched_terms=matched,
+                snippet=_snippet(paper, query_stems, SNIPPET_LIMIT),
             )
         )
     return hits
@@ -311,35 +333,191 @@ def snippet_spans(
         The plain display text of the abstract, the chosen sentences' spans (in text order) and the
         query-word matches in them.
     """
+    return _snippet(paper, _SnippetQuery(stems, index), limit)
+
+
+class _SnippetQuery:
+    """What every hit of one query shares for its snippet: the stems, their idf weights, their
+    cores (:func:`stem_cores`) and what :func:`_ascii_matches` looks for."""
+
+    __slots__ = ("cores", "needles", "stems", "weights")
+
+    def __init__(self, stems: set[str], index: Postings | None) -> None:
+        self.stems = stems
+        self.weights = {t: _idf(index, t) for t in stems}
+        self.cores = stem_cores(stems)
+        # " core" in the text folded by _FOLD_WORDS: a core opens the word, or one of its hyphen or
+        # apostrophe parts, that yields the token (the stem is the word's opening but for its last
+        # letter). A core with an apostrophe, or an empty one, gives None: every word is analysed.
+        cores = self.cores
+        if cores is None or not cores or any(not c or "'" in c for c in cores):
+            self.needles: tuple[bytes, ...] | None = None
+        else:
+            self.needles = tuple(b" " + c.encode("ascii") for c in cores)
+
+
+# ASCII bytes -> lowercase letters and digits, everything else (hyphens and apostrophes included) a
+# space: in the folded text every word and every part of a word starts after a space.
+_FOLD_WORDS = bytes(
+    (c | 0x20) if chr(c).isascii() and chr(c).isalpha() else c if chr(c).isdigit() and c < 128 else 32
+    for c in range(256)
+)
+_ASCII_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'-")
+
+
+def _ascii_matches(text: str, a: int, b: int, q: _SnippetQuery) -> list[tuple[int, int, tuple[str, ...]]]:
+    """``match_spans(text[a:b], q.stems)`` shifted by ``a``, for ASCII text without a backslash.
+
+    Only the words that can yield a query token are cut out and analysed: those where a core
+    opens the word or one of its parts (found with ``bytes.find`` in the folded text), and the
+    hyphenated words whose joined form holds one (the joined form's stem may run across a hyphen).
+    The cost follows the number of such words, not the length of the abstract.
+    """
+    out: list[tuple[int, int, tuple[str, ...]]] = []
+    stems = q.stems
+    for start, end in _candidate_words(text, a, b, q):
+        raw = text[start:end]
+        index = analyze_word(raw)[0]
+        hit = tuple(t for t in index if t in stems)
+        if not hit:
+            continue
+        if len(index) == 1 or index[0] in stems or "-" not in raw:
+            out.append((start, end, hit))
+            continue
+        pos = start
+        for piece in raw.split("-"):
+            piece_hit = tuple(t for t in analyze_word(piece)[1] if t in stems)
+            if piece_hit:
+                out.append((pos, pos + len(piece), piece_hit))
+            pos += len(piece) + 1
+    return out
+
+
+def _word_at(text: str, p: int, a: int, b: int) -> tuple[int, int] | None:
+    """The span of the word (as the tokenizer reads ASCII ``text[a:b]``) holding ``text[p]``, if any."""
+    if p == a or text[p - 1] not in _WORD_JOINERS:
+        if p == a or text[p - 1] not in _ASCII_WORD_CHARS:  # a word starts at p, if any
+            w = _ASCII_WORD_RE.match(text, p, b)
+            return w.span() if w is not None else None
+    s = p
+    chars = _ASCII_WORD_CHARS
+    while s > a and text[s - 1] in chars:
+        s -= 1
+    # text[s - 1] is no word character (or s is the start): the words found from s are those found
+    # from the start of the text; the first one ending after p is the only one that can hold p.
+    search = _ASCII_WORD_RE.search
+    w = search(text, s, b)
+    while w is not None and w.end() <= p:
+        w = search(text, w.end(), b)
+    if w is None or w.start() > p:
+        return None
+    return w.span()
+
+
+_WORD_JOINERS = frozenset("'-")
+# As _FOLD_WORDS, but hyphens deleted: a hyphenated word reads as its joined form.
+_FOLD_JOINED = bytes(45 if c == 45 else x for c, x in enumerate(_FOLD_WORDS))
+
+
+def _candidate_words(text: str, a: int, b: int, q: _SnippetQuery) -> list[tuple[int, int]]:
+    """Spans of the words of ASCII ``text[a:b]`` that can yield one of the query's tokens (a superset
+    of those that do), in text order."""
+    if q.needles is None:
+        return [m.span() for m in _ASCII_WORD_RE.finditer(text, a, b)]
+    raw = text[a:b].encode("ascii")
+    folded = b" " + raw.translate(_FOLD_WORDS)
+    starts: set[int] = set()
+    for needle in q.needles:
+        i = folded.find(needle)
+        while i != -1:
+            starts.add(a + i)  # folded[i] is the space before text[a + i]
+            i = folded.find(needle, i + 1)
+    if b"-" in raw:
+        # A joined form's stem may run across hyphens: look for the cores in the text without its
+        # hyphens too, and map what is found back (the k-th hyphen at h sits at h - k there).
+        joined = b" " + raw.translate(_FOLD_JOINED, b"-")
+        shifted: list[int] = []
+        h = raw.find(b"-")
+        while h != -1:
+            shifted.append(h - len(shifted))
+            h = raw.find(b"-", h + 1)
+        for needle in q.needles:
+            i = joined.find(needle)
+            while i != -1:
+                starts.add(a + i + bisect.bisect_right(shifted, i))
+                i = joined.find(needle, i + 1)
+    out: list[tuple[int, int]] = []
+    last = a
+    for p in sorted(starts):
+        if p < last:
+            continue  # inside the previous word
+        span = _word_at(text, p, a, b)
+        if span is not None:
+            out.append(span)
+            last = span[1]
+    return out
+
+
+def _snippet(paper: Paper, q: _SnippetQuery, limit: int) -> Snippet:
+    """:func:`snippet_spans` with the query's shared part computed once."""
     text, spans = _sentence_spans(paper)
     if not spans:
         return Snippet(text="", sentences=(), matches=())
-    # Score sentences with the fast tokenizer; locate words (slower) only in the chosen ones.
-    cores = stem_cores(stems)
-    found = [_found(text[a:b], stems, cores) for a, b in spans] if stems else [set() for _ in spans]
-    weights = {t: _idf(index, t) for t in stems}
-    scored = [(sum(weights[t] for t in f), i, f) for i, f in enumerate(found)]
-    best = max(scored, key=lambda s: (s[0], -s[1]))
-    chosen = [best[1]]
+    stems, weights, cores = q.stems, q.weights, q.cores
+    # The sentences holding a query token: their tokens, and their matches (None for a sentence read
+    # by the full tokenizer: other scripts, LaTeX left in the text; its spans are found only if
+    # it is chosen). A sentence without a token scores 0.
+    found: dict[int, set[str]] = {}
+    matched: dict[int, list[tuple[int, int, tuple[str, ...]]] | None] = {}
+    if stems:
+        fast = cores is not None and "\\" not in text
+        if fast and text.isascii():  # one scan of the whole text, its matches dealt to sentences
+            starts = [a for a, _ in spans]
+            for m in _ascii_matches(text, 0, len(text), q):
+                i = bisect.bisect_right(starts, m[0]) - 1
+                if i in found:
+                    found[i].update(m[2])
+                    matched[i].append(m)  # type: ignore[union-attr]
+                else:
+                    found[i] = set(m[2])
+                    matched[i] = [m]
+        else:
+            for i, (a, b) in enumerate(spans):
+                if fast and text[a:b].isascii():
+                    sentence_matches = _ascii_matches(text, a, b, q)
+                    if sentence_matches:
+                        found[i] = {t for _, _, hit in sentence_matches for t in hit}
+                        matched[i] = sentence_matches
+                elif tokens := _found(text[a:b], stems, cores):
+                    found[i] = tokens
+                    matched[i] = None
+    # The best sentence: the highest sum of idf weights (all positive) of the distinct tokens it
+    # holds, the earliest on a tie; the first sentence when none holds a token.
+    score = {i: sum(weights[t] for t in f) for i, f in found.items()}
+    best = max(score, key=lambda i: (score[i], -i)) if score else 0
+    chosen = [best]
 
     def length(i: int) -> int:
         return spans[i][1] - spans[i][0]
 
-    if best[0] > 0 and len(spans) > 1:
-        # A second sentence: the one adding most weight of terms the best one lacks; if none adds
-        # anything, the one that follows the best.
-        def gain(s: tuple[float, int, set[str]]) -> float:
-            return sum(weights[t] for t in s[2] - best[2])
-
-        others = [s for s in scored if s[1] != best[1]]
-        second = max(others, key=lambda s: (gain(s), s[0], -abs(s[1] - best[1])))
-        if gain(second) == 0:
-            second = scored[best[1] + 1] if best[1] + 1 < len(scored) else scored[best[1] - 1]
-        if length(best[1]) + length(second[1]) + 3 <= limit:
-            chosen = sorted([best[1], second[1]])
+    if score and len(spans) > 1:
+        # A second sentence: the one adding most weight of terms the best one lacks (only a sentence
+        # holding a token can); if none adds anything, the one that follows the best.
+        lacking = found[best]
+        gain = {i: sum(weights[t] for t in f - lacking) for i, f in found.items() if i != best}
+        second = max(gain, key=lambda i: (gain[i], score[i], -abs(i - best))) if gain else -1
+        if second < 0 or gain[second] == 0:
+            second = best + 1 if best + 1 < len(spans) else best - 1
+        if length(best) + length(second) + 3 <= limit:
+            chosen = sorted([best, second])
     matches: list[tuple[int, int]] = []
     for i in chosen:
-        if found[i]:
+        if i not in found:
+            continue
+        sentence_matches = matched[i]
+        if sentence_matches is None:
             a, b = spans[i]
             matches.extend((a + x, a + y) for x, y, _ in match_spans(text[a:b], stems, cores))
+        else:
+            matches.extend((x, y) for x, y, _ in sentence_matches)
     return Snippet(text=text, sentences=tuple(spans[i] for i in chosen), matches=tuple(matches))
