@@ -338,7 +338,8 @@ def snippet_spans(
 
 class _SnippetQuery:
     """What every hit of one query shares for its snippet: the stems, their idf weights, their
-    cores (:func:`stem_cores`) and what :func:`_ascii_matches` looks for."""
+    cores (:func:`stem_cores`, for sentences read by the full tokenizer) and the needles
+    :func:`_candidate_words` looks for in ASCII text."""
 
     __slots__ = ("cores", "needles", "stems", "weights")
 
@@ -346,14 +347,12 @@ class _SnippetQuery:
         self.stems = stems
         self.weights = {t: _idf(index, t) for t in stems}
         self.cores = stem_cores(stems)
-        # " core" in the text folded by _FOLD_WORDS: a core opens the word, or one of its hyphen or
-        # apostrophe parts, that yields the token (the stem is the word's opening but for its last
-        # letter). A core with an apostrophe, or an empty one, gives None: every word is analysed.
-        cores = self.cores
-        if cores is None or not cores or any(not c or "'" in c for c in cores):
-            self.needles: tuple[bytes, ...] | None = None
-        else:
-            self.needles = tuple(b" " + c.encode("ascii") for c in cores)
+        # What opens every word (or hyphen or apostrophe part) that yields one of the stems: the
+        # stem but its last letter, or the stem itself when it has one letter (Snowball changes at
+        # most the last letter it keeps), or an exceptional form's opening; folded like the text.
+        # An ASCII word yields only ASCII tokens, so the other stems need none.
+        openings = {o for t in stems if t.isascii() for o in (t[:-1] or t, *_EXTRA_CORES.get(t, ()))}
+        self.needles = tuple(b" " + o.encode("ascii").translate(_FOLD_WORDS) for o in sorted(openings))
 
 
 # ASCII bytes -> lowercase letters and digits, everything else (hyphens and apostrophes included) a
@@ -422,8 +421,6 @@ _FOLD_JOINED = bytes(45 if c == 45 else x for c, x in enumerate(_FOLD_WORDS))
 def _candidate_words(text: str, a: int, b: int, q: _SnippetQuery) -> list[tuple[int, int]]:
     """Spans of the words of ASCII ``text[a:b]`` that can yield one of the query's tokens (a superset
     of those that do), in text order."""
-    if q.needles is None:
-        return [m.span() for m in _ASCII_WORD_RE.finditer(text, a, b)]
     raw = text[a:b].encode("ascii")
     folded = b" " + raw.translate(_FOLD_WORDS)
     starts: set[int] = set()
@@ -470,7 +467,7 @@ def _snippet(paper: Paper, q: _SnippetQuery, limit: int) -> Snippet:
     found: dict[int, set[str]] = {}
     matched: dict[int, list[tuple[int, int, tuple[str, ...]]] | None] = {}
     if stems:
-        fast = cores is not None and "\\" not in text
+        fast = "\\" not in text  # LaTeX commands left in the text are for the full tokenizer
         if fast and text.isascii():  # one scan of the whole text, its matches dealt to sentences
             starts = [a for a, _ in spans]
             for m in _ascii_matches(text, 0, len(text), q):
