@@ -120,7 +120,49 @@ def snippet(spans: Snippet | None, limit: int = SNIPPET_LIMIT) -> str:
 def _render_atoms(text: str, start: int, end: int, bold: list[tuple[int, int]]) -> list[tuple[str, bool]]:
     """``text[start:end]`` as whitespace-separated atoms rendered as markdown (the ``bold`` spans
     bold, other markdown characters escaped), each with a flag telling whether it has a bold word.
-    Bold never spans atoms, so cutting between atoms keeps the markdown balanced."""
+    Bold never spans atoms, so cutting between atoms keeps the markdown balanced.
+
+    The atoms without bold come from ``str.split`` (the same atoms as ``\\S+``); only the atom
+    around each bold span is cut by hand. Spans that are not words in order within the range
+    (none that retrieval makes) go through :func:`_render_atoms_general`.
+    """
+    esc = escape if _MARKDOWN_RE.search(text, start, end) else None
+    last = start
+    for s, e in bold:
+        if s < last or e > end or _ATOM_RE.fullmatch(text, s, e) is None:
+            return _render_atoms_general(text, start, end, bold)
+        last = e
+    atoms: list[tuple[str, bool]] = []
+    pos, i, n = start, 0, len(bold)
+    while i < n:
+        a_start = bold[i][0]
+        while a_start > pos and not text[a_start - 1].isspace():
+            a_start -= 1
+        if a_start > pos:
+            atoms += [(esc(w) if esc else w, False) for w in text[pos:a_start].split()]
+        a_end = _ATOM_RE.match(text, a_start, end).end()  # type: ignore[union-attr] - text[s] is no space
+        pieces: list[str] = []
+        p = a_start
+        while i < n and bold[i][0] < a_end:
+            s, e = bold[i]
+            piece, word = text[p:s], text[s:e]
+            pieces.append(esc(piece) if esc else piece)
+            pieces.append(f"**{esc(word) if esc else word}**")
+            p = e
+            i += 1
+        tail = text[p:a_end]
+        pieces.append(esc(tail) if esc else tail)
+        atoms.append(("".join(pieces), True))
+        pos = a_end
+    if pos < end:
+        atoms += [(esc(w) if esc else w, False) for w in text[pos:end].split()]
+    return atoms
+
+
+def _render_atoms_general(
+    text: str, start: int, end: int, bold: list[tuple[int, int]]
+) -> list[tuple[str, bool]]:
+    """:func:`_render_atoms` for any spans (clipped to the atoms they fall in)."""
     esc = escape if _MARKDOWN_RE.search(text, start, end) else str
     atoms: list[tuple[str, bool]] = []
     span_i = 0

@@ -15,7 +15,7 @@ from retrieval.corpus import load_corpus
 from retrieval.index import BM25Params, build_index
 from retrieval.models import Paper, Snippet
 from retrieval.search import snippet_spans
-from retrieval.tokenize import tokenize
+from retrieval.tokenize import match_spans, tokenize
 
 SEED_CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
 
@@ -90,3 +90,41 @@ def test_any_abstract_renders_balanced_within_the_limit(words, limit):
     paper = Paper("x", "t", (), False, "", " ".join(words) + ".")
     snippet = render.snippet(snippet_spans(paper, {"model"}, None), limit)
     assert len(snippet) <= limit and balanced(snippet)
+
+
+# -- the split-based atoms against the general renderer -------------------------------------------
+
+ATOM_WORDS = [
+    "model", "Models", "flow-matching", "a_b", "x*y", "[1]", "(models)", "“models”", "~", "|x|", "#tag",
+    "**", "学习强化学习", "naïve", "e.g.,", "models.", "\\", "`code`", "re-ranking",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(st.sampled_from(ATOM_WORDS), min_size=1, max_size=40),
+    seps=st.lists(st.sampled_from([" ", "  ", "\n", "\u00a0", " \u2003 "]), min_size=1, max_size=5),
+    query=st.lists(st.sampled_from(["model", "flow", "matching", "学习", "naive", "rank", "b"]), min_size=1),
+)
+def test_split_atoms_equal_the_general_renderer(words, seps, query):
+    fast, general = render._render_atoms, render._render_atoms_general
+    text = "".join(w + seps[i % len(seps)] for i, w in enumerate(words))
+    stems = set(tokenize(" ".join(query)))
+    bold = [(a, b) for a, b, _ in match_spans(text, stems)]
+    for start, end in [(0, len(text)), (0, len(text) // 2), (len(text) // 3, len(text))]:
+        inside = [m for m in bold if start <= m[0] and m[1] <= end]
+        assert fast(text, start, end, inside) == general(text, start, end, inside)
+    # spans that are not words (across a space, overlapping) take the general path
+    if len(text) > 4:
+        odd = [(0, len(text) - 1)]
+        assert fast(text, 0, len(text), odd) == general(text, 0, len(text), odd)
+
+
+def test_split_atoms_equal_the_general_renderer_on_the_bundled_corpus(seed_index):
+    fast, general = render._render_atoms, render._render_atoms_general
+    for query in ["sparse autoencoders", "model", "flow matching", "reinforcement learning", "强化学习"]:
+        for hit in seed_index.search(query, 20).hits:
+            s = hit.snippet
+            for a, b in s.sentences:
+                bold = [m for m in s.matches if a <= m[0] < b]
+                assert fast(s.text, a, b, bold) == general(s.text, a, b, bold)
