@@ -133,24 +133,31 @@ def rank(
     return index.top(terms, need, mask, words)
 
 
-def _matched(index: Postings, docs: Sequence[int], words: Sequence[QueryWord]) -> list[tuple[str, ...]]:
-    """For each of ``docs``: the query words (surfaces, first occurrence first) it contains; each
-    token's posting list is searched once for all the docs."""
-    targets = np.asarray(docs, dtype=np.int64)
-    present: dict[str, npt.NDArray[np.bool_]] = {}
-    for word in words:
-        for t in word.tokens:
-            if t not in present:
-                posting = index.term_docs(t)
-                j = np.searchsorted(posting, targets)
-                present[t] = (j < len(posting)) & (posting[np.minimum(j, len(posting) - 1)] == targets) \
-                    if len(posting) else np.zeros(len(targets), dtype=np.bool_)  # fmt: skip
+def _matched(core: Postings, docs: Sequence[int], words: Sequence[QueryWord]) -> list[tuple[str, ...]]:
+    """For each of ``docs``: the query words (surfaces, first occurrence first) it contains."""
+    present = {t: _holds(core, t, docs) for word in words for t in word.tokens}
     out: list[list[str]] = [[] for _ in docs]
     for word in words:
         for i, row in enumerate(out):
             if word.surface not in row and any(present[t][i] for t in word.tokens):
                 row.append(word.surface)
     return [tuple(row) for row in out]
+
+
+def _holds(core: Postings, term: str, docs: Sequence[int]) -> list[bool]:
+    """Whether each of ``docs`` contains the token ``term``: a long term's bitmap answers with one
+    word per doc (its posting list, hundreds of pages, is not searched); a short list is searched
+    once for all the docs."""
+    tid = core.vocab.get(term)
+    if tid is None:
+        return [False] * len(docs)
+    slot = int(core.long_slot[tid])
+    if slot >= 0:
+        row = core.long_bits[slot]
+        return [bool((int(row[d >> 6]) >> (d & 63)) & 1) for d in docs]
+    posting = core.post_docs[int(core.indptr[tid]) : int(core.indptr[tid + 1])]
+    found = np.searchsorted(posting, docs).tolist()
+    return [j < len(posting) and int(posting[j]) == d for j, d in zip(found, docs, strict=True)]
 
 
 def search(

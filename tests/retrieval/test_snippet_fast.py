@@ -130,3 +130,15 @@ def test_search_hits_carry_the_reference_snippet_and_matched_words(seed_index):
             tokens = set(tokenize(hit.paper.title)) | set(tokenize(hit.paper.abstract))
             expected = tuple(dict.fromkeys(w.surface for w in parsed.words if set(w.tokens) & tokens))
             assert hit.matched_terms == expected
+
+
+def test_holds_equals_contains_for_long_and_short_terms(seed_index):
+    from retrieval.search import _holds
+
+    core = seed_index.core
+    terms = [core.vocab.term(t) for t in range(0, len(core.vocab), 7)] + ["nosuchterm"]
+    assert any(int(core.long_slot[core.vocab[t]]) >= 0 for t in terms[:-1])  # both kinds are tried
+    assert any(int(core.long_slot[core.vocab[t]]) < 0 for t in terms[:-1])
+    docs = list(range(len(core)))
+    for term in terms:
+        assert _holds(core, term, docs) == [core.contains(d, term) for d in docs], term
