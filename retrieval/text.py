@@ -708,9 +708,21 @@ def _finish(text: str, converted: bool = True) -> str:
         # "a method \cite{x}." -> "a method ." -> "a method."; "(\cite{x})" -> "()" -> ""
         if " ," in text or " ." in text or " ;" in text or " :" in text:
             text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
-        if "()" in text or "[]" in text or "( " in text or "[ " in text or "(," in text or "(;" in text:
+        if _opens_empty_bracket(text):
             text = _EMPTY_BRACKETS.sub("", text)
     return text.strip()
+
+
+def _opens_empty_bracket(text: str) -> bool:
+    """``"()" in text or "[]" in text or "( " in text or "[ " in text or "(," in text or "(;" in
+    text``, looking only after each bracket (six scans of a whole abstract cost ~10 us; this, ~1)."""
+    for opener, nexts in (("(", ") ,;"), ("[", "] ")):
+        i = text.find(opener)
+        while i != -1:
+            if text[i + 1 : i + 2] in nexts and i + 1 < len(text):
+                return True
+            i = text.find(opener, i + 1)
+    return False
 
 
 def _needs_conversion(text: str) -> bool:

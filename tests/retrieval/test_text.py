@@ -10,6 +10,7 @@ from retrieval.text import (
     ELLIPSIS,
     TITLE_LIMIT,
     _delimiter_runs,
+    _opens_empty_bracket,
     balance_markdown,
     derive_title,
     latex_to_display,
@@ -293,6 +294,13 @@ def test_split_sentences_quotes_brackets_and_paragraphs():
     assert split_sentences("First para\n\nsecond para") == ["First para", "second para"]
     assert split_sentences("") == []
     assert split_sentences("   ") == []
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="()[] ,;x\n.", max_size=30))
+def test_empty_bracket_guard_is_the_six_substring_tests(text):
+    expected = any(s in text for s in ("()", "[]", "( ", "[ ", "(,", "(;"))
+    assert _opens_empty_bracket(text) == expected
 
 
 # --------------------------------------------------------------------------------------------------
