@@ -1107,14 +1107,26 @@ def _boundary_at(text: str, i: int) -> tuple[int, int] | None:
     return j, k
 
 
+def _candidates(text: str, start: int) -> list[int]:
+    """Where ``_BOUNDARY_CANDIDATE`` matches at or after ``start``, in order: found with str.find
+    per character (memchr speed; the regex's class scan costs ~10 us per abstract)."""
+    out: list[int] = []
+    for char in ".!?\u2026\n":
+        i = text.find(char, start)
+        while i != -1:
+            out.append(i)
+            i = text.find(char, i + 1)
+    out.sort()
+    return out
+
+
 def _boundaries(text: str, start: int = 0) -> list[tuple[int, int]]:
     """All sentence boundaries at or after ``start`` as (sentence end, next sentence start)."""
     urls = _url_spans(text)
     out = []
     url_i = 0
     skip_to = start
-    for m in _BOUNDARY_CANDIDATE.finditer(text, start):
-        i = m.start()
+    for i in _candidates(text, start):
         if i < skip_to:
             continue
         while url_i < len(urls) and urls[url_i][1] <= i:

@@ -7,8 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval.text import (
+    _BOUNDARY_CANDIDATE,
     ELLIPSIS,
     TITLE_LIMIT,
+    _candidates,
     _delimiter_runs,
     _opens_empty_bracket,
     balance_markdown,
@@ -301,6 +303,18 @@ def test_split_sentences_quotes_brackets_and_paragraphs():
 def test_empty_bracket_guard_is_the_six_substring_tests(text):
     expected = any(s in text for s in ("()", "[]", "( ", "[ ", "(,", "(;"))
     assert _opens_empty_bracket(text) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab .!?\u2026\n\u3002", max_size=40), st.integers(0, 45))
+def test_boundary_candidates_are_the_regex_matches(text, start):
+    assert _candidates(text, start) == [m.start() for m in _BOUNDARY_CANDIDATE.finditer(text, start)]
+
+
+def test_boundary_candidates_on_real_abstracts(seed_papers):
+    for paper in seed_papers:
+        for text in (paper.abstract, strip_markup(paper.abstract)):
+            assert _candidates(text, 0) == [m.start() for m in _BOUNDARY_CANDIDATE.finditer(text)]
 
 
 # --------------------------------------------------------------------------------------------------
