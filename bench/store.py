@@ -225,7 +225,7 @@ def main() -> None:
     if args.worker:
         # A killed bench must not leave its workers saving: each dies with the bench (on Linux the
         # kernel kills it when its parent dies; PR_SET_PDEATHSIG, as the index build's workers do).
-        from retrieval.build import _worker_start as die_with_parent
+        from retrieval._libc import die_with_parent
 
         die_with_parent(int(args.worker[3]))
         asyncio.run(worker(args.worker[0], int(args.worker[1]), int(args.worker[2])))

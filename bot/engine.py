@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.errors import ReindexFailed, ReindexInProgress
 from bot.store import StoreError
+from retrieval._libc import M_MMAP_THRESHOLD, mallopt
 from retrieval.corpus import corpus_files
 from retrieval.errors import RetrievalError, UnknownPaperError
 from retrieval.index import Index, open_index, sweep_leftovers
@@ -342,10 +343,6 @@ def _dismantle(index: Index, step: int = 2000) -> None:
         value = None
 
 
-#: glibc's ``M_MMAP_THRESHOLD`` (mallopt's parameter number) and the value a serving process fixes.
-_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_BYTES = -3, 128 * 1024
-
-
 def _fixed_mmap_threshold() -> None:
     """Keep glibc's malloc from parking freed query buffers in the heap.
 
@@ -355,14 +352,7 @@ def _fixed_mmap_threshold() -> None:
     default 128 kB) gives them back at ``free``: ~7 MB less private memory after 300 searches at
     100k (bench/processes.py), at no measured cost per search. Nothing happens off glibc.
     """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_BYTES)
-    except (OSError, AttributeError):  # not glibc
-        pass
+    mallopt((M_MMAP_THRESHOLD, 128 * 1024))  # glibc's default, no longer raised by frees
 
 
 def _freeze_heap() -> None:

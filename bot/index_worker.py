@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ctypes
-import ctypes.util
 import dataclasses
 import json
 import os
-import signal
 import sys
 import threading
 import time
@@ -32,23 +29,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from retrieval._libc import die_with_parent as _die_with_parent
 from retrieval.index import BM25Params, Index, id_diff, open_index
 from retrieval.models import IngestReport, SkippedBlock
-
-_PR_SET_PDEATHSIG = 1
 
 
 def die_with_parent(parent_pid: int) -> None:
     """Make this process end when ``parent_pid`` does: the kernel's parent-death signal where there
     is one (Linux), and a thread that exits when stdin (the parent's pipe) closes."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent_pid:  # the parent died before prctl took effect
-        os._exit(1)
+    _die_with_parent(parent_pid)
 
     fd = sys.stdin.fileno()
 

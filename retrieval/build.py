@@ -16,14 +16,11 @@ the chunks' parts are released.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import itertools
 import logging
 import multiprocessing
 import operator
 import os
-import signal
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -36,6 +33,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import Stemmer
 
+from retrieval._libc import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, die_with_parent, mallopt
 from retrieval.catalogue import CatalogueBuilder, CataloguePart, catalogue_part
 from retrieval.errors import CorpusError
 from retrieval.models import Paper, SkippedBlock
@@ -515,21 +513,12 @@ _PROCESS_TOKENIZER: ChunkTokenizer | None = None
 
 
 def _worker_start(parent: int) -> None:
-    """A worker dies with the process that started it (a killed build leaves no worker behind): on
-    Linux the kernel sends it SIGKILL when its parent dies."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-            # glibc: a chunk's arrays (10-40 MB each) come from the heap and go back to it, not
-            # mmap'd and unmapped each time: that cost as much system time (page faults) as the
-            # tokenizing itself (measured: 0.5 s sys per 1.0 s user per chunk, none with these)
-            libc.mallopt(-3, 1 << 30)  # M_MMAP_THRESHOLD
-            libc.mallopt(-1, 1 << 31)  # M_TRIM_THRESHOLD
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent:  # the parent died before prctl took effect
-        os._exit(1)
+    """A worker dies with the process that started it (a killed build leaves no worker behind)."""
+    die_with_parent(parent)
+    # glibc: a chunk's arrays (10-40 MB each) come from the heap and go back to it, not mmap'd and
+    # unmapped each time: that cost as much system time (page faults) as the tokenizing itself
+    # (measured: 0.5 s sys per 1.0 s user per chunk, none with these)
+    mallopt((M_MMAP_THRESHOLD, 1 << 30), (M_TRIM_THRESHOLD, 1 << 31))
 
 
 class _Capture(logging.Handler):

@@ -41,7 +41,7 @@ from bot.store.batch import SaveBatcher, SaveRequest
 from bot.store.errors import DatabaseError, DatabaseUnavailableError, StoreError
 from bot.store.migrations import load as load_migrations
 from bot.store.records import SaveResult
-from bot.store.sql import SNAPSHOT_UPSERT, SqlStore, Tx, now
+from bot.store.sql import SNAPSHOT_UPSERT, SqlStore, Tx, _log_saved, now
 from retrieval.models import Paper
 
 log = logging.getLogger("bot.store")
@@ -419,13 +419,7 @@ class PostgresStore(SqlStore):
         in bot/store/sql.py, which the SQLite driver runs."""
         request = self._save_request(user_id, paper, list_name, note)
         result = await self._batcher.save(request)
-        log.debug(
-            "user %d saved %s in list %r (created=%s)",
-            request.user_id,
-            paper.id,
-            result.list_name,
-            result.created,
-        )
+        _log_saved(request, paper, result)
         return result
 
     async def _save_batch(self, batch: Sequence[SaveRequest]) -> list[SaveResult | BaseException]:

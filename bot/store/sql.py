@@ -394,13 +394,7 @@ class SqlStore(Store):
             return await self._save_one(tx, request)
 
         result = await self._run(op, write=True, user=request.user_id)
-        log.debug(
-            "user %d saved %s in list %r (created=%s)",
-            request.user_id,
-            paper.id,
-            result.list_name,
-            result.created,
-        )
+        _log_saved(request, paper, result)
         return result
 
     @staticmethod
@@ -1347,3 +1341,14 @@ def _corpus_id_set(papers: Iterable[Paper]) -> Collection[str]:
         return id_set()
     ids = getattr(papers, "ids", None)
     return set(ids()) if callable(ids) else {paper.id for paper in papers}
+
+
+def _log_saved(request: SaveRequest, paper: Paper, result: SaveResult) -> None:
+    """The debug line of every save, whichever driver wrote it."""
+    log.debug(
+        "user %d saved %s in list %r (created=%s)",
+        request.user_id,
+        paper.id,
+        result.list_name,
+        result.created,
+    )
