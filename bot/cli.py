@@ -18,7 +18,7 @@ from bot.settings import LOG_LEVELS, Settings, SettingsError, load_settings
 log = logging.getLogger(__name__)
 
 USAGE = """\
-paperbot run                      start the Discord bot (needs DISCORD_TOKEN)
+paperbot run [--processes N]      start the Discord bot (needs DISCORD_TOKEN); N forked shard processes
 paperbot console                  the bot's commands offline, in this terminal
 paperbot search QUERY [...]       ranked papers (--json, --top K, --queries FILE)
 paperbot ask QUESTION [...]       an extractive answer with citations
@@ -34,11 +34,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", choices=LOG_LEVELS, type=str.upper, help="overrides LOG_LEVEL")
 
 
-def _settings(args: argparse.Namespace) -> Settings:
+def _settings(args: argparse.Namespace, *, processes: int | None = None) -> Settings:
+    if processes is not None and not 1 <= processes <= 64:
+        raise SettingsError(f"--processes must be between 1 and 64, got {processes}")
     overrides = {
         "corpus_path": Path(args.corpus).expanduser() if args.corpus else None,
         "database_path": Path(args.database).expanduser() if args.database else None,
         "log_level": args.log_level,
+        "processes": processes,
     }
     return load_settings(config_path=args.config, overrides=overrides)
 
@@ -85,9 +88,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog=f"paperbot {command}")
     _common(parser)
+    if command == "run":
+        parser.add_argument(
+            "--processes",
+            type=int,
+            metavar="N",
+            help="bot processes forked on this host (overrides PROCESSES)",
+        )
     args = parser.parse_args(rest)
     try:
-        settings = _settings(args)
+        settings = _settings(args, processes=getattr(args, "processes", None))
         if command == "run":
             settings.require_token()
     except SettingsError as exc:
@@ -102,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_console(settings)
 
     setup_logging(settings.log_level)
+    if settings.processes > 1:
+        from bot.supervisor import Supervisor
+
+        return Supervisor(settings).run()
     from bot.app import run_bot
 
     return run_bot(settings)

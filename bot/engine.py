@@ -33,7 +33,7 @@ from bot.store import StoreError
 from retrieval._libc import M_MMAP_THRESHOLD, mallopt
 from retrieval.corpus import corpus_files
 from retrieval.errors import RetrievalError, UnknownPaperError
-from retrieval.index import Index, open_index, sweep_leftovers
+from retrieval.index import Index, cache_is_current, open_current_cache, open_index, sweep_leftovers
 from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults
 from retrieval.postings import KERNEL_UNAVAILABLE
 from retrieval.tokenize import SERVING_MEMO_MAX, memo_limit
@@ -60,6 +60,59 @@ def corpus_bytes(path: Path) -> int:
         return sum(f.stat().st_size for f in corpus_files(path))
     except (OSError, RetrievalError):
         return 0
+
+
+#: The index a preforking parent mapped for the processes it forks (bot/supervisor.py): ``(key, index,
+#: report)``; None in every other process. Engine.load takes it (and clears it) when it is still current.
+_preloaded: tuple[tuple[Any, ...], Index, IngestReport] | None = None
+
+
+def _preload_key(settings: Settings) -> tuple[Any, ...]:
+    return (Path(settings.corpus_path), settings.bm25, settings.index_cache_dir, settings.corpus_headers)
+
+
+def _current(index: Index, settings: Settings) -> bool:
+    return cache_is_current(
+        index,
+        settings.corpus_path,
+        settings.bm25,
+        cache_dir=settings.index_cache_dir,
+        headers=settings.corpus_headers,
+    )
+
+
+def preload(settings: Settings) -> bool:
+    """Map the corpus's current cache file in this process, for the processes it forks next.
+
+    Never builds (a missing or stale cache file is left to the forked processes, which build it once
+    under the index lock). An index preloaded earlier is kept while it is still current and replaced
+    by the current file otherwise (a reindex in a child rewrote it). Returns whether one is preloaded.
+    Synchronous: called before any event loop exists.
+    """
+    global _preloaded
+    key = _preload_key(settings)
+    if _preloaded is not None and _preloaded[0] == key and _current(_preloaded[1], settings):
+        return True
+    _preloaded = None
+    opened = open_current_cache(
+        settings.corpus_path,
+        settings.bm25,
+        cache_dir=settings.index_cache_dir,
+        headers=settings.corpus_headers,
+    )
+    if opened is not None:
+        _preloaded = (key, *opened)
+    return opened is not None
+
+
+def _take_preloaded(settings: Settings) -> tuple[Index, IngestReport] | None:
+    """The preloaded index for these settings (forgotten by this process either way: a replaced index
+    must not stay alive through this module)."""
+    global _preloaded
+    found, _preloaded = _preloaded, None
+    if found is None or found[0] != _preload_key(settings):
+        return None
+    return found[1], found[2]
 
 
 #: How many removed papers' titles a reindex keeps for its report.
@@ -89,6 +142,8 @@ class Engine:
         self.last_removed_titles: dict[str, str] = {}
         #: The shared index across processes (bot/index_share.py), once the services started it.
         self.share: IndexShare | None = None
+        #: True when this process serves the index its preforking parent mapped (bot/supervisor.py).
+        self.inherited = False
 
     @classmethod
     async def load(cls, settings: Settings, *, store: Store | None = None) -> Engine:
@@ -101,18 +156,25 @@ class Engine:
             CorpusError: The corpus cannot be read at all.
         """
         await asyncio.to_thread(sweep_leftovers, Path(settings.corpus_path), settings.index_cache_dir)
-        index, report = await asyncio.to_thread(
-            open_index,
-            settings.corpus_path,
-            settings.bm25,
-            cache_dir=settings.index_cache_dir,
-            headers=settings.corpus_headers,
-        )
+        inherited = _take_preloaded(settings)
+        if inherited is not None and await asyncio.to_thread(_current, inherited[0], settings):
+            index, report = inherited
+            how = "mapped by the supervisor before the fork"
+        else:
+            inherited = None
+            index, report = await asyncio.to_thread(
+                open_index,
+                settings.corpus_path,
+                settings.bm25,
+                cache_dir=settings.index_cache_dir,
+                headers=settings.corpus_headers,
+            )
+            how = "cache" if report.from_cache else "built"
         log.info(
             "index ready: %d papers from %d file(s) (%s, %.2f s)",
             len(index),
             len(report.files),
-            "cache" if report.from_cache else "built",
+            how,
             report.build_seconds,
         )
         # Serving: bound the word memos (a build in this process filled them with the whole corpus).
@@ -121,7 +183,9 @@ class Engine:
         _freeze_heap()
         if KERNEL_UNAVAILABLE:
             log.warning("ranking with the numpy kernel, about 4x slower: %s", KERNEL_UNAVAILABLE)
-        return cls(settings, index, report, store=store)
+        engine = cls(settings, index, report, store=store)
+        engine.inherited = inherited is not None
+        return engine
 
     # -- state -------------------------------------------------------------------------------------
 

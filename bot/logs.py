@@ -23,6 +23,16 @@ def setup_logging(level: str = "INFO") -> None:
     logging.getLogger("discord.gateway").setLevel(max(logging.getLevelName(level), logging.INFO))
 
 
+def label_process(label: str) -> None:
+    """Put ``label`` (e.g. ``shards 0-1``) in every log line of this process: the processes a
+    supervisor forks share its stderr."""
+    formatter = logging.Formatter(
+        FORMAT.replace("%(name)s", f"[{label}] %(name)s"), datefmt="%Y-%m-%d %H:%M:%S"
+    )
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(formatter)
+
+
 def _drop_voice_warnings(record: logging.LogRecord) -> bool:
     """paperbot has no voice features; discord.py's "PyNaCl is not installed" warnings only confuse."""
     return not (record.name == "discord.client" and "voice will NOT be supported" in record.getMessage())

@@ -67,6 +67,9 @@ class Settings:
     shard_count: int | None = None
     #: The shards this process runs (of ``shard_count``); None: all of them.
     shard_ids: tuple[int, ...] | None = None
+    #: Bot processes ``paperbot run`` forks on this host, this host's shards split among them (1: one
+    #: process, no supervisor). See bot/supervisor.py.
+    processes: int = 1
     recommend_pool: int = 50
     max_watches_per_user: int = 10
     max_club_papers: int = 200
@@ -237,6 +240,7 @@ _KEYS: tuple[tuple[str, str, str, str, _Parser], ...] = (
      lambda v, n: _int(v, n, 1, 10)),
     ("discord", "shard_count", "SHARD_COUNT", "shard_count", _opt_count),
     ("discord", "shard_ids", "SHARD_IDS", "shard_ids", _shard_ids),
+    ("discord", "processes", "PROCESSES", "processes", lambda v, n: _int(v, n, 1, 64)),
     ("club", "max_papers", "MAX_CLUB_PAPERS", "max_club_papers", lambda v, n: _int(v, n, 1, 10_000)),
     ("club", "editor_role_ids", "CLUB_EDITOR_ROLE_IDS", "club_editor_role_ids", _snowflakes),
     ("logging", "level", "LOG_LEVEL", "log_level", _choice(LOG_LEVELS, upper=True)),
@@ -324,11 +328,36 @@ def load_settings(
             raise SettingsError(
                 f"SHARD_IDS: shard {highest} does not exist with SHARD_COUNT={count} (ids are 0..{count - 1})"
             )
+    if settings.processes > 1:
+        shards = settings.shard_ids or range(settings.shard_count or settings.processes)
+        if len(shards) < settings.processes:
+            raise SettingsError(
+                f"PROCESSES={settings.processes} needs at least as many shards, this host has {len(shards)} "
+                "(SHARD_COUNT / SHARD_IDS): each process runs shards of its own"
+            )
     try:  # BM25Params validates its own ranges; fail at start-up rather than at the first search
         settings.bm25  # noqa: B018
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"[bm25]: {exc}") from None
     return settings
+
+
+def shard_plan(settings: Settings) -> tuple[int, list[tuple[int, ...]]]:
+    """``(shard_count, the shard ids of each process)`` for ``settings.processes`` processes.
+
+    The host's shards (``shard_ids``, else all ``shard_count``; with neither, one shard per process)
+    go to the processes in contiguous ranges whose sizes differ by at most one: 4 shards over 2
+    processes are ``0-1`` and ``2-3``.
+    """
+    count = settings.shard_count or settings.processes
+    ids = settings.shard_ids or tuple(range(count))
+    size, extra = divmod(len(ids), settings.processes)
+    plan, start = [], 0
+    for i in range(settings.processes):
+        end = start + size + (1 if i < extra else 0)
+        plan.append(tuple(ids[start:end]))
+        start = end
+    return count, plan
 
 
 def describe(settings: Settings) -> list[tuple[str, str]]:

@@ -759,6 +759,55 @@ def open_index(
     return index, report
 
 
+def open_current_cache(
+    corpus_path: str | Path,
+    params: BM25Params,
+    *,
+    cache_dir: Path | None = None,
+    headers: Sequence[str] = (),
+) -> tuple[Index, IngestReport] | None:
+    """The corpus's index from its cache file, as :func:`open_index` would open it, or None when that
+    would need a build (no current cache file, or the corpus cannot be read). Never builds or writes:
+    a preforking parent maps the index for its children with it (bot/supervisor.py)."""
+    from retrieval.corpus import HEADER, corpus_files
+
+    started = time.perf_counter()
+    headers = tuple(h.strip() for h in headers if h.strip() and h.strip() != HEADER)
+    path = Path(corpus_path).expanduser()
+    try:
+        files = corpus_files(path)
+        cache_file = cache_path_for(path, params, cache_dir)
+        if not cache_file.exists():
+            return None
+        index, meta = _load(cache_file, files, params, headers=headers)
+    except (_BadCache, CorpusError, OSError):
+        return None
+    return index, _cached_report(index, meta, None, cache_file, started)
+
+
+def cache_is_current(
+    index: Index,
+    corpus_path: str | Path,
+    params: BM25Params,
+    *,
+    cache_dir: Path | None = None,
+    headers: Sequence[str] = (),
+) -> bool:
+    """True when :func:`open_index` would now open ``index`` itself: the corpus's cache file still holds
+    that build and the corpus has not changed since. Reads only the file's header and the corpus's
+    file stats (its content when a file was written since)."""
+    from retrieval.corpus import HEADER, corpus_files
+
+    headers = tuple(h.strip() for h in headers if h.strip() and h.strip() != HEADER)
+    path = Path(corpus_path).expanduser()
+    try:
+        files = corpus_files(path)
+        header, _, _ = _read_header(cache_path_for(path, params, cache_dir))
+    except (_BadCache, CorpusError, OSError):
+        return False
+    return header.get("fingerprint") == index.fingerprint and _is_current(header, files, params, headers)
+
+
 def _cached_report(
     index: Index, meta: dict[str, Any], previous: Index | None, cache_file: Path, started: float
 ) -> IngestReport:

@@ -101,6 +101,39 @@ def test_run_dispatch_calls_run_bot(monkeypatch, tmp_path):
     assert seen["token"] == TOKEN
 
 
+def test_run_with_processes_starts_the_supervisor_and_without_runs_one_bot(monkeypatch, tmp_path):
+    import bot.app
+    import bot.supervisor
+
+    seen = []
+    monkeypatch.setattr(bot.app, "run_bot", lambda settings: seen.append(("bot", settings.processes)) or 0)
+    monkeypatch.setattr(
+        bot.supervisor.Supervisor, "run", lambda self: seen.append(("supervisor", len(self.slots))) or 0
+    )
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    for var in ("PROCESSES", "SHARD_COUNT", "SHARD_IDS"):
+        monkeypatch.delenv(var, raising=False)
+    database = str(tmp_path / "x.db")
+    assert cli.main(["run", "--database", database]) == 0
+    assert cli.main(["run", "--database", database, "--processes", "3"]) == 0
+    monkeypatch.setenv("PROCESSES", "2")
+    assert cli.main(["run", "--database", database]) == 0
+    assert cli.main(["run", "--database", database, "--processes", "1"]) == 0  # the flag wins
+    assert seen == [("bot", 1), ("supervisor", 3), ("supervisor", 2), ("bot", 1)]
+
+
+def test_run_with_more_processes_than_shards_exits_2_with_one_line(tmp_path):
+    env = {"DISCORD_TOKEN": TOKEN, "SHARD_COUNT": "2"}
+    result = run(["run", "--processes", "3"], env_extra=env, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "paperbot: PROCESSES=3 needs at least as many shards, this host has 2 (SHARD_COUNT / SHARD_IDS): "
+        "each process runs shards of its own"
+    )
+    result = run(["run", "--processes", "0"], env_extra={"DISCORD_TOKEN": TOKEN}, cwd=tmp_path)
+    assert result.returncode == 2 and "--processes must be between 1 and 64, got 0" in result.stderr
+
+
 def test_search_query_after_double_dash_with_corpus(tmp_path):
     # --corpus is the paperbot command's own flag: the query after "--" must still reach the search.
     corpus = PROJECT_ROOT / "data" / "corpus"
