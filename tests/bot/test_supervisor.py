@@ -234,3 +234,41 @@ def test_a_child_that_cannot_start_stops_the_deployment_with_exit_code_2(
     proc = d.start()
     assert proc.wait(timeout=START_SECONDS) == 2, d.log()
     assert "could not start (exit code 2); stopping every bot process" in d.log()
+
+
+async def test_a_process_serves_the_preloaded_index_only_while_it_is_current(tmp_path: Path) -> None:
+    import dataclasses
+
+    import bot.engine as engine_module
+    from bot.engine import Engine, preload
+    from bot.settings import Settings
+
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(corpus, range(30))
+    settings = dataclasses.replace(Settings(), corpus_path=corpus, index_cache_dir=tmp_path / "cache")
+    assert preload(settings) is False  # no cache file yet: nothing is built here
+    assert not list(tmp_path.glob("**/*.pbindex"))
+    built = await Engine.load(settings)
+    assert built.inherited is False and built.report.from_cache is False
+
+    assert preload(settings) is True
+    mapped = engine_module._preloaded[1]  # type: ignore[index]
+    assert preload(settings) is True and engine_module._preloaded[1] is mapped  # still current: kept
+    served = await Engine.load(settings)
+    assert served.inherited is True and served.index is mapped
+    assert engine_module._preloaded is None  # the process lets go of it: a swap can free it
+
+    # Another corpus path, or a corpus changed since the supervisor mapped it: the process opens its own.
+    assert preload(settings) is True
+    write_corpus(tmp_path / "other.jsonl", range(5))
+    other = dataclasses.replace(settings, corpus_path=tmp_path / "other.jsonl")
+    assert (await Engine.load(other)).inherited is False
+    assert engine_module._preloaded is None
+    assert preload(settings) is True
+    write_corpus(corpus, range(30), extra={3: PROBE})
+    fresh = await Engine.load(settings)
+    assert fresh.inherited is False and fresh.search(PROBE).total == 1
+    # The supervisor replaces a stale preloaded index with the current file before its next fork.
+    assert preload(settings) is True
+    assert engine_module._preloaded[1].fingerprint == fresh.index.fingerprint  # type: ignore[index]
+    engine_module._preloaded = None
