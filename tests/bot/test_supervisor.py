@@ -1,11 +1,11 @@
 """The preforking supervisor (bot/supervisor.py, ``PROCESSES=N``): real processes, a real SQLite file,
 no Discord (the children open the bot as ``paperbot run`` does, through tests/bot/_prefork_parent.py).
 
-What must hold: one child per shard range, each forked from the supervisor and serving the index the
-supervisor mapped; a child that dies is started again (the others untouched); a reindex in one child
-builds once and every child serves it, a child started after it too; SIGTERM closes every child
-cleanly and the supervisor exits 0; children die with a killed supervisor; a child that cannot start
-at all stops the deployment with exit code 2.
+What must hold (the first scenario on SQLite and PostgreSQL): one child per shard range, each forked
+from the supervisor and serving the index the supervisor mapped; a child that dies is started again
+(the others untouched); a reindex in one child builds once and every child serves it, a child started
+after it too; SIGTERM closes every child cleanly and the supervisor exits 0; children die with a
+killed supervisor; a child that cannot start at all stops the deployment with exit code 2.
 """
 
 from __future__ import annotations
@@ -146,9 +146,10 @@ def _prebuild(d: Deployment) -> str:
 
 
 def test_children_serve_their_shards_restart_follow_a_reindex_and_stop_on_sigterm(
-    deployment: Callable[..., Deployment],
+    deployment: Callable[..., Deployment], store_target: str | Path
 ) -> None:
-    d = deployment(PROCESSES="2", SHARD_COUNT="4")
+    database = {"DATABASE_URL": store_target} if isinstance(store_target, str) else {}
+    d = deployment(PROCESSES="2", SHARD_COUNT="4", **database)
     first = _prebuild(d)
     proc = d.start()
 
