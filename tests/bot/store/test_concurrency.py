@@ -174,52 +174,112 @@ def test_two_processes_on_one_database_save_exactly(store_target) -> None:
     asyncio.run(check())
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
-def test_sigkill_mid_stream_loses_no_committed_save(store_target) -> None:
-    path = store_target
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+def expected_ack(i: int) -> bytes:
+    """The line the child writes once paper ``i`` is saved (see _store_child.make)."""
+    return f"{1000 + i % 7} k{i:07d}".encode()
+
+
+def read_acks(out: bytes, first: int) -> list[tuple[int, str]]:
+    """The saves a streaming child acknowledged, from all it wrote to stdout before it died.
+
+    Every complete line after ``ready`` is an acknowledgement and must be exactly the next paper's
+    (first, first + 1, ...: the child saves one at a time), so a malformed or lost line fails here
+    rather than shrinking what is checked. A last line without its newline is not an acknowledgement
+    (the kill cut the write; the child writes each line whole, so it should not happen), but it must
+    be the start of the next paper's line."""
+    *lines, tail = out.split(b"\n")
+    assert lines and lines[0] == b"ready", out[:200]
+    acks: list[tuple[int, str]] = []
+    for i, line in enumerate(lines[1:], start=first):
+        assert line == expected_ack(i), f"acknowledgement {i - first + 1}: {line!r} for {expected_ack(i)!r}"
+        acks.append((1000 + i % 7, f"k{i:07d}"))
+    assert expected_ack(first + len(acks)).startswith(tail), f"not the start of an acknowledgement: {tail!r}"
+    return acks
+
+
+def kill_mid_stream(target: Path | str, rounds: int, env: dict[str, str]) -> list[tuple[int, str]]:
+    """Start the streaming child ``rounds`` times on ``target``, SIGKILL it after 150, 200, ... saves
+    (at whatever it is doing then), and return every save it acknowledged, read to the last byte."""
     reported: list[tuple[int, str]] = []
-    for round_number in range(3):  # kill it three times, each time resuming on the same file
+    for round_number in range(rounds):  # each round resumes on the same database
+        first = round_number * 100_000
         child = subprocess.Popen(
-            [sys.executable, str(CHILD), str(path), str(round_number * 100_000)],
+            [sys.executable, str(CHILD), str(target), str(first)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
+            bufsize=0,  # raw bytes: nothing read from the pipe stays in a buffer communicate() skips
             env=env,
         )
         assert child.stdout is not None
+        out = bytearray()
         try:
-            assert child.stdout.readline().strip() == "ready", child.stderr.read() if child.stderr else ""
-            for _ in range(150 + 50 * round_number):
-                line = child.stdout.readline()
-                assert line, "child stopped early"
-                uid, pid = line.split()
-                reported.append((int(uid), pid))
+            while out.count(b"\n") < 1 + 150 + 50 * round_number:
+                chunk = os.read(child.stdout.fileno(), 65536)
+                assert chunk, f"child stopped early: {bytes(out[-200:])!r}"
+                out += chunk
         finally:
             os.kill(child.pid, signal.SIGKILL)
-            # Lines written before the kill are still in the pipe: they were committed too.
-            rest, _ = child.communicate(timeout=30)
-        assert child.returncode == -signal.SIGKILL
-        reported += [(int(line.split()[0]), line.split()[1]) for line in rest.splitlines() if line.strip()]
+            # What it wrote before the kill is still in the pipe: those saves were committed too.
+            rest, err = child.communicate(timeout=30)
+        assert child.returncode == -signal.SIGKILL, err.decode(errors="replace")
+        acks = read_acks(bytes(out + rest), first)
+        assert len(acks) >= 150 + 50 * round_number
+        reported += acks
+    return reported
 
-    assert len(reported) >= 600
-    if isinstance(path, Path):
-        raw = sqlite3.connect(path)
+
+def assert_all_saved(target: Path | str, reported: list[tuple[int, str]]) -> None:
+    if isinstance(target, Path):
+        raw = sqlite3.connect(target)
         try:
             assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         finally:
             raw.close()
 
     async def check() -> None:
-        async with await Store.open(path) as store:
+        async with await Store.open(target) as store:
             assert await store.integrity_check() == "ok"
             by_user: dict[int, set[str]] = {}
             for uid, pid in reported:
                 by_user.setdefault(uid, set()).add(pid)
             for uid, pids in by_user.items():
-                assert pids <= await store.saved_ids(uid)
+                missing = pids - await store.saved_ids(uid)
+                assert not missing, f"user {uid}: {len(missing)} acknowledged saves lost: {sorted(missing)}"
 
     asyncio.run(check())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_sigkill_mid_stream_loses_no_committed_save(store_target) -> None:
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    reported = kill_mid_stream(store_target, 3, env)  # killed three times, resuming on the same file
+    assert len(reported) >= 600
+    assert_all_saved(store_target, reported)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_the_sigkill_check_fails_when_an_acknowledged_save_is_missing(tmp_path: Path) -> None:
+    """The check above can fail: a child that reports every 40th paper without saving it is caught,
+    also with stdout unbuffered (where ``print`` would write a line in pieces)."""
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "PYTHONUNBUFFERED": "1"}
+    env["STORE_CHILD_FAKE_EVERY"] = "40"
+    reported = kill_mid_stream(tmp_path / "s.db", 1, env)
+    with pytest.raises(AssertionError, match="acknowledged saves lost"):
+        assert_all_saved(tmp_path / "s.db", reported)
+
+
+def test_a_line_cut_by_the_kill_is_no_acknowledgement_but_a_bad_or_lost_line_fails() -> None:
+    assert read_acks(b"ready\n1000 k0000000\n1001 k0000001\n", 0) == [(1000, "k0000000"), (1001, "k0000001")]
+    assert read_acks(b"ready\n1000 k0000000\n1001 k00", 0) == [(1000, "k0000000")]  # cut by the kill
+    assert read_acks(b"ready\n1005 k0100000\n1006", 100_000) == [(1005, "k0100000")]
+    for bad in (
+        b"ready\n1000 k0000000\n1001\n",  # a complete line with one field (the old IndexError)
+        b"ready\n1000 k0000000\n1002 k0000002\n",  # an acknowledgement lost between the two
+        b"ready\n1000 k0000000\nTraceback",  # not the start of the next acknowledgement
+        b"1000 k0000000\n",  # no ready line
+    ):
+        with pytest.raises(AssertionError):
+            read_acks(bad, 0)
 
 
 async def test_cancelled_operations_leave_the_store_usable(store_target) -> None:
