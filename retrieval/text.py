@@ -1292,13 +1292,14 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-_TITLE_RULES = "titles-2026.9"  # bumped whenever a rule here changes what titles say
+_TITLE_RULES = "titles-2026.10"  # bumped whenever a rule here changes what titles say
 
 # The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
 # (or the whole title when no name is found). Its contract:
 #   describe(head, name) -> str
 #     head   the title region: the opening 1,500 characters, newlines as spaces, \textbf{}/**
-#            emphasis dropped, one leading space (what the name rules read)
+#            emphasis dropped, a sentence end glued to the next word spaced ("editing.Our" ->
+#            "editing. Our"), one leading space (what the name rules read)
 #     name   the name this module found ("SAEBench"), or None
 #   It returns a plain phrase of words from ``head`` (no "Name:" prefix, no ellipsis), or "" to keep
 #   this module's own description. It is asked after the long form of the name's acronym ("SSCP:
@@ -1478,7 +1479,8 @@ _T_URL_NAME = _LazyRe(r"https?://\S+?/([A-Za-z][\w.-]{2,30}?)/?(?=[\s).,;]*(?:\s
 _T_DEFINED_BONUS = 7
 _T_OBJECT_BONUS = 4
 _T_TITLE_COMPOUND = _LazyRe(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)+")  # Context-Aware, Multi-Granularity
-_T_COMMA_CAPITAL = _LazyRe(r", [\"“*_]*[A-Z]")
+_T_APPOSED = _LazyRe(r"(?<= )[\"“*]*([A-Z][a-z]*[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*)[\"”*]*, an? ")
+_T_COMMA_CAPITAL = _LazyRe(r"[,:] [\"“*_]*[A-Z]")
 _T_STOP_NAME = frozenset(
     "The This These Our We In A An Code Our Data Project Page Github GitHub Anonymous Main Master Home "
     "Index Tree Blob Repo Site Website Demo Paper".split()
@@ -1584,9 +1586,16 @@ def _t_sites(
     return statements, named
 
 
+def _t_in_statement(head: str, statements: list[tuple[int, int, str]], pos: int) -> bool:
+    """``pos`` is in the sentence of a statement introducing something ("we propose ... X")."""
+    return any(
+        s0 < pos and verb in _T_INTRO_VERBS and head.find(". ", s0, pos) == -1 for s0, _, verb in statements
+    )
+
+
 def _t_previous_words(head: str, start: int) -> list[str]:
     """The two words before ``start``, lowercased, without commas, quotes or emphasis."""
-    return head[max(0, start - 40) : start].lower().replace(",", " ").strip(" \"“*").split()[-2:]
+    return head[max(0, start - 40) : start].lower().replace(",", " ").strip(" \"“*:").split()[-2:]
 
 
 def _t_after_head_noun(head: str, start: int) -> bool:
@@ -1636,6 +1645,8 @@ def _t_candidates(
                 if m is not None:
                     explicit.append((m.group("n"), m.start("n")))
                 break
+        for m in _T_APPOSED.finditer(head, obj, end):  # "we address these limitations with ClimODE, a ..."
+            found.append((m.group(1), m.start(1)))
         m = _T_NAME_AT.match(head, obj)  # "we propose FooNet to ..."
         if m is not None:
             found.append((m.group("n"), m.start("n")))
@@ -1668,21 +1679,31 @@ def _t_candidates(
         if noun in _T_HEAD_NOUNS or noun.removesuffix("s") in _T_HEAD_NOUNS:
             n = _T_NAME_AT.match(head, m.start() + 2)  # a name-like word, not "model, Claude 2"
             before = lower[max(0, m.start() - 60) : m.start()].split()[-6:]
-            if n is not None and any(w.startswith(_T_NAMING) for w in before):
+            if n is not None and (
+                any(w.startswith(_T_NAMING) for w in before)  # "dataset, EQA-MX"
+                # "we propose a new self-explainable Graph Neural Network (GNN) model: GraphChef"
+                or (head[m.start()] == ":" and _t_in_statement(head, statements, m.start()))
+            ):
                 found.append((n.group("n"), n.start("n")))
     for token, start in explicit:
         token = _t_explicit(token)
         if token is None:
             continue
         after = _T_ACRONYM_AFTER.match(head, start + len(token))
-        if after is None and not (_T_CAMEL.search(token) or token.replace("-", "").isupper()):
+        if (
+            after is None
+            and not (_T_CAMEL.search(token) or token.replace("-", "").isupper())
+            and head[start + len(token) : start + len(token) + 1] not in (",", ":")
+        ):
             # "named Physics guided Neural Network for Air Quality Prediction (AirPhyNet)"; not
-            # "named FasterViT, with a focus on ... vision (CV)": FasterViT is a name already
+            # "named FasterViT, with a focus on ... vision (CV)": FasterViT is a name already, nor
+            # "we introduce Ferret, a new Multimodal Large Language Model (MLLM)": so is Ferret
             paren = head.find(" (", start + len(token), start + len(token) + 80)
             if paren != -1 and ". " not in head[start + len(token) : paren]:
                 after = _T_ACRONYM_AFTER.match(head, paren)
-        if after and len(after.group(1)) >= 3:  # "Video Diffusion Transformer (VDT)": VDT; not
-            # "Instructive Decoding (ID)": a two-letter acronym is no name; the phrase is
+        if after and len(after.group(1)) >= 3 and after.group(1) not in _T_GENERIC:
+            # "Video Diffusion Transformer (VDT)": VDT; not "Instructive Decoding (ID)": a
+            # two-letter acronym is no name; the phrase is (nor a field's acronym: MLLM)
             token, start = after.group(1), after.start(1)
         found.append((token, start))
         bonus[token] = max(bonus.get(token, 0), 10)
@@ -1749,12 +1770,6 @@ def _t_name(
     def introduced_at(pos: int) -> bool:  # "propose", "introduce", "call" ... in the 5 words before
         return any(w.startswith(_T_NAMING) for w in lower[max(0, pos - 50) : pos].split()[-5:])
 
-    def in_statement(pos: int) -> bool:  # in the sentence of a statement introducing something
-        return any(
-            s0 < pos and verb in _T_INTRO_VERBS and head.find(". ", s0, pos) == -1
-            for s0, _, verb in statements
-        )
-
     best: tuple[int, int, str, int] | None = None
     seen: set[tuple[str, int]] = set()
     for token, start in found:  # each place a token was found: "(SaNN)" defines it, a later "SaNN" not
@@ -1782,7 +1797,7 @@ def _t_name(
                     or introduced_at(start - 1 - len(long))
                     # "we design a framework ... based on the summarized retrieval (SuRe)"; not a
                     # plural (POMDPs): a background term
-                    or (token[-1] != "s" and in_statement(start))
+                    or (token[-1] != "s" and _t_in_statement(head, statements, start))
                 )
                 if bonus.get(token, 0) < 10:  # (an explicit one has its own: "Hierarchical Attention (HAT)")
                     score += (7 if titled else 2) if introduced else (2 if titled else -2)
@@ -1923,6 +1938,9 @@ _T_MARKUP = _LazyRe(
 _T_DOLLAR_WORD = _LazyRe(r"\$([A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,12})\$")
 
 
+_T_GLUED = _LazyRe(r"(?<=[a-z)])\.(?=[A-Z][a-z])")  # a sentence end with no space after it
+
+
 def _t_lower(head: str) -> str:
     """``head.lower()`` with the same length, so positions found in one index the other."""
     lower = head.lower()
@@ -1939,11 +1957,17 @@ def _derive(abstract: str) -> str:
         head = head.replace("\n", " ").replace("\t", " ")
     if "\\" in head or "**" in head or "__" in head:  # \textbf{DoLa}, **BaDExpert**: the plain words
         head = _T_DOLLAR_WORD.sub(r"\1", _T_MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", head))
-    head = " " + head
+    head = " " + _T_GLUED.sub(". ", head)  # "... editing.Our method, FLATTEN, ...": two sentences
     lower = _t_lower(head)
     statements, named = _t_sites(head, lower)
     found = _t_name(head, lower, statements, named)
     name, at = found if found else (None, -1)
+    if name is not None and head[at - 1 : at] != "(":
+        # the name won at a later mention ("we demonstrate that DGFS ..."): it is described where
+        # it is defined, by its long form ("... Diffusion Generative Flow Samplers (DGFS)")
+        defined = head.find(f"({name})")
+        if defined != -1 and _long_form(name, head[max(0, defined - 200) : defined]):
+            at = defined + 1
     description = _t_description(head, name, at, statements)
     if name is not None:
         at_name = description.casefold().find(name.casefold())

@@ -377,6 +377,41 @@ def test_a_statements_lead_is_never_the_description(abstract, title):
 
 
 
+@pytest.mark.parametrize(
+    ("abstract", "name"),
+    [
+        # a name followed by its appositive, then a background acronym further on: the name stays
+        ("We introduce Heron, a new Vision Language Model (VLM) able to read charts and tables. Heron "
+         "answers questions about plots.", "Heron"),
+        ("To predict videos, we propose an efficient model, named Kite, by stretching the pretrained "
+         "text-to-image (T2I) models along time. Kite is fast.", "Kite"),
+        # a sentence end with no space after it ("editing.Our method")
+        ("Editing videos frame by frame makes them flicker. We introduce optical flow into the attention of "
+         "video diffusion models.Our method, GLIDE, makes the frames agree. It needs no training.",
+         "GLIDE"),
+        # a head noun, a colon, the name
+        ("We propose a new self-explainable graph neural network (GNN) model: TreeCook. TreeCook turns "
+         "decision trees into recipes for graphs.", "TreeCook"),
+        # an appositive in a statement's sentence whose verb names nothing ("address ... with X, a")
+        ("Weather models are slow and costly to run. We address these limits with StormODE, a "
+         "continuous-time model of advection. It is trained on reanalysis data.", "StormODE"),
+    ],
+)
+def test_names_among_other_capitalised_words(abstract, name):
+    title = derive_title(abstract)
+    assert title.startswith(name + ":"), title
+
+
+def test_a_name_is_described_where_it_is_defined():
+    # the name wins at a later mention; its description is still the long form it was defined with
+    title = derive_title(
+        "Sampling from unnormalised densities is hard. In this work, we present Sparse Kernel Flows "
+        "(SKF), a sampling-based framework with partial trajectories. Through experiments, we "
+        "demonstrate that SKF gives more accurate estimates than earlier samplers."
+    )
+    assert title == "SKF: Sparse Kernel Flows", title
+
+
 def test_a_capitalised_word_is_not_a_name_unless_introduced():
     title = derive_title(
         "Transformers, however, are slow on long inputs. We propose sparse routing for long inputs."
