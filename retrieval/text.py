@@ -1292,7 +1292,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-_TITLE_RULES = "titles-2026.10"  # bumped whenever a rule here changes what titles say
+_TITLE_RULES = "titles-2026.11"  # bumped whenever a rule here changes what titles say
 
 # The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
 # (or the whole title when no name is found). Its contract:
@@ -1374,10 +1374,10 @@ _T_GENERIC = frozenset(
 )
 _T_NAMING = (
     "propos", "introduc", "present", "call", "dub", "term", "nam", "develop", "coin", "design", "build",
-    "construct", "releas", "creat", "curat", "contribut", "our",
+    "construct", "releas", "creat", "curat", "contribut", "our", "denot",
 )
 _T_APPOSITION = _LazyRe(r"\*?\s*(?:,|:|\s(?:is|as|—|-))\s*(?:an?\s+|the\s+)?")
-_T_CALLED = _LazyRe(r"[\s,]*\b(?:called|named|termed|dubbed|coined|namely|i\.e\.)$", re.I)
+_T_CALLED = _LazyRe(r"[\s,]*\b(?:called|named|termed|dubbed|coined|denoted(?: as)?|namely|i\.e\.)$", re.I)
 # A statement whose object starts so ("we address this gap", "we study such an algorithm") names
 # nothing by itself: the next statement, or the first sentence, is tried instead.
 _T_ANAPHORA = frozenset("this these that those such it its them they and or but how whether why".split())
@@ -1471,7 +1471,7 @@ _T_HEAD_NOUNS = frozenset(
     "simulator engine environment sampler predictor generator detector classifier planner controller "
     "learner".split()
 )
-_T_NAMING_LINKS = frozenset("namely called named dubbed termed".split())
+_T_NAMING_LINKS = frozenset("namely called named dubbed termed denoted".split())
 _T_LOWER_CAMEL = _LazyRe(r" [a-z]{1,2}[A-Z][A-Za-z0-9-]*[a-z0-9]")  # iTransformer, dLLMs
 _T_CAMEL = _LazyRe(r"[a-z][A-Z]")
 _T_ACRONYM_AFTER = _LazyRe(r"\s*\(\**([A-Z][\w-]*[A-Z][\w-]*)\**\)")
@@ -1500,14 +1500,15 @@ def _t_window(head: str, i: int, n: int = 200) -> str:
 # engine on its fast path (it only tries positions after a space); the text given to it starts
 # with a space.
 _T_KEYWORDS = _LazyRe(  # (a plain alternation after a literal: several times faster than with groups)
-    r" (?:we|this|our|resulting|called|call|named|dubbed|termed|coined|namely|referred to as|refer to as"
+    r" (?:we|this|our|resulting|called|call|named|dubbed|termed|coined|denoted|namely|referred to as"
+    r"|refer to as"
     r"|propos|introduc|present)"
 )
 # what each keyword starts: 1 a statement, 2 a name after a naming word, 3 "our X", 4 "propose X";
 # the words of kinds 1-3 are whole words (a space follows), those of kind 4 stems
 _T_KEYWORD_KIND = {
     "we": 1, "this": 1, "called": 2, "call": 2, "named": 2, "dubbed": 2, "termed": 2, "coined": 2,
-    "namely": 2, "referred to as": 2, "refer to as": 2, "our": 3, "resulting": 3,
+    "denoted": 2, "namely": 2, "referred to as": 2, "refer to as": 2, "our": 3, "resulting": 3,
     "propos": 4, "introduc": 4, "present": 4,
 }
 _T_STATEMENT = _LazyRe(
@@ -1568,6 +1569,9 @@ def _t_sites(
                 named.append((n.group("n"), n.start("n")))
         elif kind == 4:
             n = _T_INTRODUCED.match(head, end - 1)
+            word_end = lower.find(" ", end - 1, end + 12)
+            if n is None and word_end != -1:  # "(we establish ... and) present a novel method, Calibrated"
+                n = _t_after_head_noun_of(head, _T_LEAD.match(head, word_end + 1).end())
             if n is not None:
                 named.append((n.group("n"), n.start("n")))
         else:  # "our method, FLATTEN", "our novel algorithm, REValueD", "the resulting framework VQGraph"
@@ -1586,6 +1590,16 @@ def _t_sites(
     return statements, named
 
 
+def _t_after_head_noun_of(head: str, obj: int) -> re.Match[str] | None:
+    """The name after a head noun in the first three words at ``obj`` ("framework, PARL"), or in
+    the first six with a comma ("a prototype-based tabular representation learning framework, PTaRL")."""
+    words = head[obj : obj + 100].split(None, 7)[:7]
+    for k in range(min(6, len(words) - 1)):
+        if (k < 3 or words[k][-1] == ",") and words[k].rstrip(",").removesuffix("s") in _T_HEAD_NOUNS:
+            return _T_NAMED.match(head, head.find(words[k + 1], obj))
+    return None
+
+
 def _t_in_statement(head: str, statements: list[tuple[int, int, str]], pos: int) -> bool:
     """``pos`` is in the sentence of a statement introducing something ("we propose ... X")."""
     return any(
@@ -1593,9 +1607,31 @@ def _t_in_statement(head: str, statements: list[tuple[int, int, str]], pos: int)
     )
 
 
+_T_LEAD_ADJECTIVES = frozenset(
+    "a an the our novel new simple general generic unified principled efficient effective powerful "
+    "lightweight scalable first straightforward yet and".split()
+)
+
+
+def _t_named_by_verb(lower: str, pos: int) -> bool:
+    """What starts at ``pos`` is the object of an introducing verb ("by introducing a novel ...")."""
+    for word in reversed(lower[max(0, pos - 80) : pos].replace(",", " ").split()[-6:]):
+        if word not in _T_LEAD_ADJECTIVES:
+            return word.startswith(_T_LEAD_VERBS)
+    return False
+
+
+def _t_own_kind(head: str, lower: str, start: int, long: str) -> bool:
+    """``this|our <long form> (X) <head noun>``: the paper's own thing, named where it is defined."""
+    before = lower[max(0, start - 2 - len(long) - 6) : start - 2 - len(long)].split()[-1:]
+    close = head.find(")", start)
+    after = lower[close + 2 : close + 40].split(None, 1)[:1]
+    return before in (["this"], ["our"]) and bool(after) and after[0].removesuffix("s") in _T_HEAD_NOUNS
+
+
 def _t_previous_words(head: str, start: int) -> list[str]:
     """The two words before ``start``, lowercased, without commas, quotes or emphasis."""
-    return head[max(0, start - 40) : start].lower().replace(",", " ").strip(" \"“*:").split()[-2:]
+    return head[max(0, start - 40) : start].lower().replace(",", " ").strip(" \"“*:_").split()[-2:]
 
 
 def _t_after_head_noun(head: str, start: int) -> bool:
@@ -1606,7 +1642,7 @@ def _t_after_head_noun(head: str, start: int) -> bool:
 
 
 _T_NAME_AT = _LazyRe(
-    r"[\"“*]*(?P<n>(?:[A-Z][a-z]*-?[A-Z0-9][\w+*-]*|[A-Z][a-z]+(?:-[a-z]+)*-[A-Z][\w-]*|[a-z]{1,2}[A-Z][\w-]+)"
+    r"[\"“*_]*(?P<n>(?:[A-Z][a-z]*-?[A-Z0-9][\w+*-]*|[A-Z][a-z]+(?:-[a-z]+)*-[A-Z][\w-]*|[a-z]{1,2}[A-Z][\w-]+)"
     r"(?:\.\d\w*|\$\\[A-Za-z]+\$)?)"  # MIntRec2.0, PixArt-$\alpha$
 )
 # "a novel framework, PARL, ...", "a GPT based model, Duolando", "the resulting framework VQGraph"
@@ -1638,13 +1674,9 @@ def _t_candidates(
         obj = j
         end = head.find(". ", obj)
         end = len(head) if end == -1 else end
-        words = head[obj : obj + 60].split(None, 4)[:4]
-        for k in range(min(3, len(words) - 1)):  # "a novel framework, PARL", "a GPT based model, Duolando"
-            if words[k].rstrip(",").removesuffix("s") in _T_HEAD_NOUNS:
-                m = _T_NAMED.match(head, head.find(words[k + 1], obj))
-                if m is not None:
-                    explicit.append((m.group("n"), m.start("n")))
-                break
+        m = _t_after_head_noun_of(head, obj)  # "a novel framework, PARL", "a GPT based model, Duolando"
+        if m is not None:
+            explicit.append((m.group("n"), m.start("n")))
         for m in _T_APPOSED.finditer(head, obj, end):  # "we address these limitations with ClimODE, a ..."
             found.append((m.group(1), m.start(1)))
         m = _T_NAME_AT.match(head, obj)  # "we propose FooNet to ..."
@@ -1734,7 +1766,7 @@ def _t_candidates(
     for word, start in found:
         if start and (head[start - 1].isalnum() or head[start - 1] in "-\\"):
             continue  # inside a word, or a LaTeX command
-        token = word.rstrip("-*").removesuffix("'s")
+        token = word.rstrip("-*_").removesuffix("'s")  # (_ZeroFlow_: markdown emphasis)
         if len(token) < 3 or token in _T_GENERIC or _t_compound_adjective(token):
             continue
         end = start + len(token)
@@ -1799,6 +1831,11 @@ def _t_name(
                     # plural (POMDPs): a background term
                     or (token[-1] != "s" and _t_in_statement(head, statements, start))
                 )
+                # "we propose implicit representation-driven image resampling (IRAD)": the long form
+                # is what an introducing verb names, capitalised or not
+                titled = titled or _t_named_by_verb(lower, start - 2 - len(long))
+                if not introduced and titled and _t_own_kind(head, lower, start, long):
+                    introduced = True  # "this Decoding by Contrasting Layers (DoLa) approach"
                 if bonus.get(token, 0) < 10:  # (an explicit one has its own: "Hierarchical Attention (HAT)")
                     score += (7 if titled else 2) if introduced else (2 if titled else -2)
         if not (introduced or appositive or token in bonus):
@@ -1949,7 +1986,8 @@ def _t_lower(head: str) -> str:
     return lower
 
 
-def _derive(abstract: str) -> str:
+def _t_head(abstract: str) -> str:
+    """The title region the rules read (and the keyphrase hook gets): see the hook's contract."""
     head = abstract[:_TITLE_HEAD]
     if len(abstract) > _TITLE_HEAD:
         head = head[: head.rfind(" ") + 1] or head  # no word cut at the end
@@ -1957,7 +1995,11 @@ def _derive(abstract: str) -> str:
         head = head.replace("\n", " ").replace("\t", " ")
     if "\\" in head or "**" in head or "__" in head:  # \textbf{DoLa}, **BaDExpert**: the plain words
         head = _T_DOLLAR_WORD.sub(r"\1", _T_MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", head))
-    head = " " + _T_GLUED.sub(". ", head)  # "... editing.Our method, FLATTEN, ...": two sentences
+    return " " + _T_GLUED.sub(". ", head)  # "... editing.Our method, FLATTEN, ...": two sentences
+
+
+def _derive(abstract: str) -> str:
+    head = _t_head(abstract)
     lower = _t_lower(head)
     statements, named = _t_sites(head, lower)
     found = _t_name(head, lower, statements, named)

@@ -402,6 +402,39 @@ def test_names_among_other_capitalised_words(abstract, name):
     assert title.startswith(name + ":"), title
 
 
+@pytest.mark.parametrize(
+    ("abstract", "name"),
+    [
+        # "denoted as"
+        ("Spherical data is everywhere. In this paper, we focus on spherical measures and introduce a new "
+         "metric for these measures, denoted as Linear Spherical Transport (LST). It is fast.", "LST"),
+        # "this <long form> (X) approach": the paper's own thing, named where it is defined
+        ("Language models make up facts. We find that this Sampling by Contrasting Heads (SaCH) approach "
+         "is able to reduce the errors. SaCH needs no training.", "SaCH"),
+        # a name in markdown emphasis after a head noun
+        ("Labels are costly. To address both limits, we propose distillation from optimisation, a simple "
+         "framework. Our instantiation of this framework, _SkyFlow_, achieves the best results.",
+         "SkyFlow"),
+        # a head noun further into the object, with its comma
+        ("Tabular models are brittle. We propose a prototype-based tabular representation learning "
+         "framework, ProTab, for tabular prediction tasks. The core of ProTab is a projection space "
+         "(P-Space) of prototypes.", "ProTab"),
+        # a head noun after a second introducing verb of the sentence
+        ("Prompt tuning hurts calibration. Introducing the Average Feature Spread (AFS), we establish its "
+         "link with calibration error and present a novel method, Calibrated Prompt Search (CaPS), for "
+         "tuning prompts at test time. AFS is cheap to compute, and CaPS lowers the error.", "CaPS"),
+        # a lowercase long form right after an introducing verb, against a background acronym
+        ("Deep learning has led to the development of physics-informed neural networks (PINNs) for "
+         "solving PDEs. PINNs need many tasks. We address this gap "
+         "by introducing a novel hardness-aware task sampler (HATS) for meta-learning of PINNs. We "
+         "derive an optimal sampling rule.", "HATS"),
+    ],
+)
+def test_names_introduced_in_other_words(abstract, name):
+    title = derive_title(abstract)
+    assert title.startswith(name + ":"), title
+
+
 def test_a_name_is_described_where_it_is_defined():
     # the name wins at a later mention; its description is still the long form it was defined with
     title = derive_title(
