@@ -1264,6 +1264,26 @@ def _schwartz_hearst(short: str, long: str) -> str | None:
 _LONG_FORM_LEAD = _LazyRe(r"^(?:the|an?|our|novel|new)\s+", re.I)
 
 
+_WORD_PARTS = _LazyRe(r"[^\s-]+")
+
+
+def _initials(short: str, long: str) -> str | None:
+    """The words at the end of ``long`` whose initials spell ``short`` ("test-time adaptation" for
+    TTA, "adversarial adaptive sampling" for AAS: Schwartz & Hearst alone finds the shortest,
+    "adaptive sampling"), or None."""
+    letters = [c for c in short.lower() if c.isalpha()]
+    if len(letters) != len(short) or len(letters) < 2:
+        return None
+    parts = _WORD_PARTS.findall(long[-(12 * len(letters) + 40) :].lower())
+    tail = parts[-len(letters) :]
+    if len(tail) != len(letters) or any(p[0] != c for p, c in zip(tail, letters, strict=True)):
+        return None
+    at = len(long)
+    for _ in range(len(letters)):
+        at = long.lower().rfind(tail.pop(), 0, at)
+    return long[long.rfind(" ", 0, at) + 1 :].strip()
+
+
 @functools.lru_cache(maxsize=256)  # the name's long form is asked for again by the description
 def _long_form(abbr: str, before: str) -> str | None:
     """The expansion of ``(abbr)`` that ends ``before``, validated for length and shape."""
@@ -1271,10 +1291,10 @@ def _long_form(abbr: str, before: str) -> str | None:
     core = abbr[:-1] if abbr.endswith("s") and abbr[:-1].isupper() and len(abbr) > 2 else abbr
     words = before.split()
     window = " ".join(words[-min(len(core) + 5, len(core) * 2) :])
-    long = _schwartz_hearst(core, window)
+    long = _initials(core, window) or _schwartz_hearst(core, window)
     if not long or len(long) <= len(abbr) or long.lower().startswith(abbr.lower()):
         return None
-    long = _LONG_FORM_LEAD.sub("", long).strip(" ,")
+    long = _LONG_FORM_LEAD.sub("", long.lstrip("*_\"“")).strip(" ,*_\"”")
     if not long or len(long.split()) > len(core) + 3 or "," in long:
         return None
     return long
@@ -1292,7 +1312,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-_TITLE_RULES = "titles-2026.11"  # bumped whenever a rule here changes what titles say
+_TITLE_RULES = "titles-2026.12"  # bumped whenever a rule here changes what titles say
 
 # The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
 # (or the whole title when no name is found). Its contract:
@@ -1471,6 +1491,10 @@ _T_HEAD_NOUNS = frozenset(
     "simulator engine environment sampler predictor generator detector classifier planner controller "
     "learner".split()
 )
+_T_LOWER_NAMED = _LazyRe(
+    r"(?:as\s+)?[*_\"“]*[a-z][\w-]*(?: [a-z][\w-]*){0,4}[*_\"”]* \((?P<n>[A-Z][\w-]*[A-Z][\w-]*)\)"
+)
+_T_LOWER_APPOSED = _LazyRe(r"(?P<n>[a-z][a-z-]+(?: [a-z][a-z-]+){0,3}), an? ")
 _T_NAMING_LINKS = frozenset("namely called named dubbed termed denoted".split())
 _T_LOWER_CAMEL = _LazyRe(r" [a-z]{1,2}[A-Z][A-Za-z0-9-]*[a-z0-9]")  # iTransformer, dLLMs
 _T_CAMEL = _LazyRe(r"[a-z][A-Z]")
@@ -1565,6 +1589,10 @@ def _t_sites(
                             named.append((n.group("n"), n.start("n")))
         elif kind == 2:
             n = _T_NAMED.match(head, end)
+            if n is None and _t_after_head_noun(head, m.start() + 1):
+                # "a class of methods called *distributional preference learning* (DPL)": a
+                # lowercase long form, then its acronym
+                n = _T_LOWER_NAMED.match(head, end)
             if n is not None:
                 named.append((n.group("n"), n.start("n")))
         elif kind == 4:
@@ -1572,6 +1600,13 @@ def _t_sites(
             word_end = lower.find(" ", end - 1, end + 12)
             if n is None and word_end != -1:  # "(we establish ... and) present a novel method, Calibrated"
                 n = _t_after_head_noun_of(head, _T_LEAD.match(head, word_end + 1).end())
+                if n is None and lower[word_end - 2 : word_end] != "ed":
+                    # "we propose particle guidance, an extension of ...": a lowercase name; not
+                    # "given the proposed evidence, a proxy ..."
+                    coined = _T_LOWER_APPOSED.match(head, word_end + 1)
+                    if coined is not None:
+                        named.append((coined.group("n")[0].upper() + coined.group("n")[1:], word_end + 1))
+                        continue
             if n is not None:
                 named.append((n.group("n"), n.start("n")))
         else:  # "our method, FLATTEN", "our novel algorithm, REValueD", "the resulting framework VQGraph"
@@ -1622,11 +1657,16 @@ def _t_named_by_verb(lower: str, pos: int) -> bool:
 
 
 def _t_own_kind(head: str, lower: str, start: int, long: str) -> bool:
-    """``this|our <long form> (X) <head noun>``: the paper's own thing, named where it is defined."""
+    """``this|our <long form> (X) <head noun>``, ``the <long form> (X) <head noun> proposed``: the
+    paper's own thing, named where it is defined."""
     before = lower[max(0, start - 2 - len(long) - 6) : start - 2 - len(long)].split()[-1:]
     close = head.find(")", start)
-    after = lower[close + 2 : close + 40].split(None, 1)[:1]
-    return before in (["this"], ["our"]) and bool(after) and after[0].removesuffix("s") in _T_HEAD_NOUNS
+    after = lower[close + 2 : close + 60].split(None, 2)[:2]
+    if not after or after[0].removesuffix("s") not in _T_HEAD_NOUNS:
+        return False
+    return before in (["this"], ["our"]) or (
+        before == ["the"] and len(after) == 2 and after[1].startswith(_T_LEAD_VERBS)
+    )
 
 
 def _t_previous_words(head: str, start: int) -> list[str]:
@@ -1834,8 +1874,8 @@ def _t_name(
                 # "we propose implicit representation-driven image resampling (IRAD)": the long form
                 # is what an introducing verb names, capitalised or not
                 titled = titled or _t_named_by_verb(lower, start - 2 - len(long))
-                if not introduced and titled and _t_own_kind(head, lower, start, long):
-                    introduced = True  # "this Decoding by Contrasting Layers (DoLa) approach"
+                if _t_own_kind(head, lower, start, long):  # "this Decoding by ... (DoLa) approach"
+                    introduced = titled = True
                 if bonus.get(token, 0) < 10:  # (an explicit one has its own: "Hierarchical Attention (HAT)")
                     score += (7 if titled else 2) if introduced else (2 if titled else -2)
         if not (introduced or appositive or token in bonus):
@@ -1986,6 +2026,10 @@ def _t_lower(head: str) -> str:
     return lower
 
 
+def _t_markup_words(m: re.Match[str]) -> str:
+    return m.group(1) or m.group(2) or ""
+
+
 def _t_head(abstract: str) -> str:
     """The title region the rules read (and the keyphrase hook gets): see the hook's contract."""
     head = abstract[:_TITLE_HEAD]
@@ -1994,7 +2038,10 @@ def _t_head(abstract: str) -> str:
     if "\n" in head or "\t" in head:
         head = head.replace("\n", " ").replace("\t", " ")
     if "\\" in head or "**" in head or "__" in head:  # \textbf{DoLa}, **BaDExpert**: the plain words
-        head = _T_DOLLAR_WORD.sub(r"\1", _T_MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", head))
+        head = _T_MARKUP.sub(_t_markup_words, head)
+        if "\\" in head:  # \textbf{\textit{Thought Propagation} (TP)}: the outer one too
+            head = _T_MARKUP.sub(_t_markup_words, head)
+        head = _T_DOLLAR_WORD.sub(r"\1", head)
     return " " + _T_GLUED.sub(". ", head)  # "... editing.Our method, FLATTEN, ...": two sentences
 
 

@@ -435,6 +435,43 @@ def test_names_introduced_in_other_words(abstract, name):
     assert title.startswith(name + ":"), title
 
 
+@pytest.mark.parametrize(
+    ("abstract", "title"),
+    [
+        # LaTeX emphasis inside emphasis
+        (r"Reasoning from scratch is costly. To address these issues, we propose \textbf{\textit{Idea "
+         r"Transfer} (IT)}, which explores analogous problems. IT helps.", "Idea Transfer: "),
+        # a lowercase long form after "called", and its acronym (not the earlier "called *Borda count*")
+        ("Voting rules aggregate preferences according to a rule called *Borda count*. We show this can "
+         "fail. As a step towards fixing it, we introduce a class of methods called *distributional "
+         "reward shaping* (DRS). DRS methods estimate a distribution of rewards.",
+         "DRS: Distributional reward shaping"),
+        # a lowercase name with its appositive, right after an introducing verb
+        ("Diffusion samplers draw independent samples. We tackle the question of how to improve "
+         "diversity. We propose particle steering, an extension of diffusion sampling where a joint "
+         "potential couples the samples.", "Particle steering: Extension of diffusion sampling"),
+        # "the <long form> (X) approach proposed in this work"
+        ("Solving PDEs with neural networks needs good samples. We propose a minmax formulation for it. "
+         "The adversarial mixed sampling (AMS) approach proposed in this work is the first to do so.",
+         "AMS: Adversarial mixed sampling"),
+        # a long form whose words' initials spell the acronym, not the shortest spelling
+        ("Bayesian neural networks are costly. We present Sparse Subspace Variational Inference (SSVI), "
+         "the first fully sparse framework for training them.",
+         "SSVI: Sparse Subspace Variational Inference"),
+    ],
+)
+def test_names_in_emphasis_lowercase_or_spelled_by_initials(abstract, title):
+    assert derive_title(abstract).startswith(title), derive_title(abstract)
+
+
+def test_a_participle_before_a_comma_introduces_nothing():
+    title = derive_title(
+        "In the debate game, two agents provide supporting evidence. Given the proposed evidence, a proxy "
+        "of a human judge evaluates which decision is better justified."
+    )
+    assert not title.startswith("Evidence"), title
+
+
 def test_a_name_is_described_where_it_is_defined():
     # the name wins at a later mention; its description is still the long form it was defined with
     title = derive_title(
