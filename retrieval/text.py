@@ -1312,7 +1312,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-_TITLE_RULES = "titles-2026.12"  # bumped whenever a rule here changes what titles say
+_TITLE_RULES = "titles-2026.13"  # bumped whenever a rule here changes what titles say
 
 # The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
 # (or the whole title when no name is found). Its contract:
@@ -1475,14 +1475,15 @@ def _t_clip(text: str, words: int = 12) -> str:
 
 _T_BREAK_WORDS = frozenset("which that where whereby while whereas who because since thereby".split())
 _T_NAMED = _LazyRe(
-    r"(?:(?:called|named|namely|dubbed|termed)\s+)?[\"“*]*(?:as\s+)?[\"“*]*"
+    r"(?:(?:called|named|namely|dubbed|termed)\s+|--\s+|—\s*)?[\"“*]*(?:as\s+)?[\"“*]*"
     r"(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,4})"
 )
 # A Capitalised phrase followed by a comma, colon or parenthesis: a name when a naming verb comes
 # just before it ("we present Eureka, a ...", "this work introduces Video Diffusion Transformer (VDT)").
 _T_INTRODUCED = _LazyRe(  # ("we introduce, Sign2GPT, a ...", "we propose the Mayfly, the first ...")
-    r"[a-z]*,?\s+(?:the\s+)?[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,4})(?=[\"”*]*\s*[,:(—])"
-)
+    r"(?P<s>[a-z]*),?\s+(?:the\s+)?[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,4})"
+    r"(?=[\"”*]*\s*[,:(—]|(?P<k>[\"”*]*\s+(?:framework|method|model|approach|algorithm|benchmark|dataset)[\s,.]))"
+)  # ("this paper proposes Poisoned Forgery Face framework, which ..."; not "the proposed MOO framework")
 # "our method, FLATTEN", "the resulting framework VQGraph": the word just before a candidate
 _T_HEAD_NOUNS = frozenset(
     "method approach framework model algorithm system agent benchmark dataset technique architecture "
@@ -1498,7 +1499,7 @@ _T_LOWER_APPOSED = _LazyRe(r"(?P<n>[a-z][a-z-]+(?: [a-z][a-z-]+){0,3}), an? ")
 _T_NAMING_LINKS = frozenset("namely called named dubbed termed denoted".split())
 _T_LOWER_CAMEL = _LazyRe(r" [a-z]{1,2}[A-Z][A-Za-z0-9-]*[a-z0-9]")  # iTransformer, dLLMs
 _T_CAMEL = _LazyRe(r"[a-z][A-Z]")
-_T_ACRONYM_AFTER = _LazyRe(r"\s*\(\**([A-Z][\w-]*[A-Z][\w-]*)\**\)")
+_T_ACRONYM_AFTER = _LazyRe(r"\s*\([\"“*]*([A-Z][\w-]*[A-Z][\w-]*)[\"”*]*\)")  # (MOTOR), ("BrainSCUBA")
 _T_URL_NAME = _LazyRe(r"https?://\S+?/([A-Za-z][\w.-]{2,30}?)/?(?=[\s).,;]*(?:\s|$))")
 _T_DEFINED_BONUS = 7
 _T_OBJECT_BONUS = 4
@@ -1550,6 +1551,14 @@ _T_INTRO_VERBS = frozenset(
 )
 
 
+def _t_introduced(head: str, at: int) -> re.Match[str] | None:
+    """The name right after an introducing verb's stem at ``at`` (:data:`_T_INTRODUCED`)."""
+    n = _T_INTRODUCED.match(head, at)
+    if n is not None and n.group("k") and n.group("s").endswith("ed") and head[at - 11 : at - 6] != " our ":
+        return None  # "the proposed MOO framework" is someone else's or a part; "our proposed X model" ours
+    return n
+
+
 def _t_compound_adjective(token: str) -> bool:
     """``LLM-based``, ``GNN-driven``, ``ViT-free``: a word about something else, not a name."""
     tail = token.rsplit("-", 1)[-1] if "-" in token else ""
@@ -1584,7 +1593,7 @@ def _t_sites(
                     # (start, its object after "a novel ...", verb)
                     statements.append((m.start() + 1, _T_LEAD.match(head, s.end()).end(), verb))
                     if verb in _T_INTRO_VERBS:  # "we present Eureka, a ...", "we introduce X (XY)"
-                        n = _T_INTRODUCED.match(head, s.start("v") + len(verb))
+                        n = _t_introduced(head, s.start("v") + len(verb))
                         if n is not None:
                             named.append((n.group("n"), n.start("n")))
         elif kind == 2:
@@ -1596,7 +1605,7 @@ def _t_sites(
             if n is not None:
                 named.append((n.group("n"), n.start("n")))
         elif kind == 4:
-            n = _T_INTRODUCED.match(head, end - 1)
+            n = _t_introduced(head, end - 1)
             word_end = lower.find(" ", end - 1, end + 12)
             if n is None and word_end != -1:  # "(we establish ... and) present a novel method, Calibrated"
                 n = _t_after_head_noun_of(head, _T_LEAD.match(head, word_end + 1).end())
@@ -1633,6 +1642,22 @@ def _t_after_head_noun_of(head: str, obj: int) -> re.Match[str] | None:
         if (k < 3 or words[k][-1] == ",") and words[k].rstrip(",").removesuffix("s") in _T_HEAD_NOUNS:
             return _T_NAMED.match(head, head.find(words[k + 1], obj))
     return None
+
+
+_T_TASK = _LazyRe(r"\)?,? an? (?:new |novel |challenging )?(?:task|problem|setting)\b")
+_T_OURS = (" we ", " our ", " us ", "this paper", "this work", "this study", "here,", " ours")
+
+
+def _t_ours(lower: str, pos: int) -> bool:
+    """The sentence up to ``pos`` is about the authors' work ("we present a method named X"), not
+    someone else's ("a newly-arising method named Evidential Deep Learning (EDL), ...")."""
+    sentence = lower[lower.rfind(". ", 0, pos) + 1 : pos]
+    return any(w in sentence for w in _T_OURS)
+
+
+def _t_next_word(head: str, at: int) -> str:
+    words = head[at : at + 20].split(None, 1)
+    return words[0].strip(",.;:").lower() if words else ""
 
 
 def _t_in_statement(head: str, statements: list[tuple[int, int, str]], pos: int) -> bool:
@@ -1766,6 +1791,8 @@ def _t_candidates(
             after is None
             and not (_T_CAMEL.search(token) or token.replace("-", "").isupper())
             and head[start + len(token) : start + len(token) + 1] not in (",", ":")
+            # nor "we propose the MAZero algorithm, which ... Monte Carlo Tree Search (MCTS)"
+            and not (" " not in token and _t_next_word(head, start + len(token)) in _T_HEAD_NOUNS)
         ):
             # "named Physics guided Neural Network for Air Quality Prediction (AirPhyNet)"; not
             # "named FasterViT, with a focus on ... vision (CV)": FasterViT is a name already, nor
@@ -1773,12 +1800,21 @@ def _t_candidates(
             paren = head.find(" (", start + len(token), start + len(token) + 80)
             if paren != -1 and ". " not in head[start + len(token) : paren]:
                 after = _T_ACRONYM_AFTER.match(head, paren)
-        if after and len(after.group(1)) >= 3 and after.group(1) not in _T_GENERIC:
+        if (
+            after
+            and len(after.group(1)) >= 3
+            and after.group(1) not in _T_GENERIC
+            # not "the R-EDL (Relaxed-EDL) method": a name, then its longer spelling
+            and not (len(after.group(1)) > len(token) and _T_NAME_AT.fullmatch(token))
+        ):
             # "Video Diffusion Transformer (VDT)": VDT; not "Instructive Decoding (ID)": a
             # two-letter acronym is no name; the phrase is (nor a field's acronym: MLLM)
             token, start = after.group(1), after.start(1)
         found.append((token, start))
-        bonus[token] = max(bonus.get(token, 0), 10)
+        # a name of someone else's work ("a newly-arising method named Evidential Deep Learning
+        # (EDL)") or of a task ("we introduce X (IOD), a new task that ...") counts less
+        weak = not _t_ours(lower, start) or _T_TASK.match(head, start + len(token))
+        bonus[token] = max(bonus.get(token, 0), 8 if weak else 10)
     if "://" in head:  # a project page ending in the name (github.com/x/FreeReg)
         for m in _T_URL_NAME.finditer(head):
             token = m.group(1).removesuffix(".git")
@@ -1869,14 +1905,20 @@ def _t_name(
                     or introduced_at(start - 1 - len(long))
                     # "we design a framework ... based on the summarized retrieval (SuRe)"; not a
                     # plural (POMDPs): a background term
-                    or (token[-1] != "s" and _t_in_statement(head, statements, start))
+                    or (
+                        token[-1] != "s"
+                        and _t_in_statement(head, statements, start)
+                        # not what it is for: "a framework to enhance open-domain QA (ODQA)"
+                        and lower[max(0, start - 2 - len(long) - 30) : start - 2 - len(long)].split()[-2:-1]
+                        != ["to"]
+                    )
                 )
                 # "we propose implicit representation-driven image resampling (IRAD)": the long form
                 # is what an introducing verb names, capitalised or not
                 titled = titled or _t_named_by_verb(lower, start - 2 - len(long))
                 if _t_own_kind(head, lower, start, long):  # "this Decoding by ... (DoLa) approach"
                     introduced = titled = True
-                if bonus.get(token, 0) < 10:  # (an explicit one has its own: "Hierarchical Attention (HAT)")
+                if bonus.get(token, 0) < 8:  # (an explicit one has its own: "Hierarchical Attention (HAT)")
                     score += (7 if titled else 2) if introduced else (2 if titled else -2)
         if not (introduced or appositive or token in bonus):
             continue  # an acronym of the background (LLMs, SAEs) is not the paper's name

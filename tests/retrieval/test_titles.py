@@ -472,6 +472,45 @@ def test_a_participle_before_a_comma_introduces_nothing():
     assert not title.startswith("Evidence"), title
 
 
+@pytest.mark.parametrize(
+    ("abstract", "name"),
+    [
+        # someone else's named method counts less than the paper's, and a name keeps its longer
+        # spelling in parentheses ("R-EDL (Relaxed-EDL)") instead of turning into it
+        ("A newly-arising uncertainty method named Evidential Deep Learning (EDL), which gives "
+         "uncertainty in one pass, has garnered interest. EDL obtains Dirichlet parameters. However, EDL "
+         "is overconfident. Therefore, we propose the R-EDL (Relaxed-EDL) method by relaxing these "
+         "settings. R-EDL treats the prior weight as a parameter.", "R-EDL"),
+        # a Capitalised phrase, then a head noun
+        ("Backdoors threaten face forgery detectors. To achieve this goal, this paper proposes Silent "
+         "Trigger Face framework, which enables clean-label backdoor attacks on detectors.",
+         "Silent Trigger Face"),
+        # what the framework is for ("to enhance X (Y)") is not what it is
+        ("LLMs hallucinate on open questions. To this end, we design a simple yet effective framework to "
+         "enhance open-domain QA (ODQA) with LLMs, based on the summarized retrieval (SuRe). SuRe helps "
+         "LLMs predict more accurate answers.", "SuRe"),
+        # a task's name counts less than the model's
+        ("This paper introduces Instruction-guided Object Counting (IOC), a new task that lets counters "
+         "follow user instructions. We build a benchmark for it. As a first approach to the IOC task, we "
+         "propose a model called Ins-Counter. Ins-Counter follows the instructions.", "Ins-Counter"),
+        # a long form between dashes, its acronym quoted in parentheses
+        ("Visual cortex is hard to map. Moving beyond conventional approaches, we introduce a data-driven "
+         "method that generates captions for voxels. Our method -- Semantic Captioning Using Brain "
+         'Alignments ("BrainCAP") -- builds upon a contrastive vision-language model.', "BrainCAP"),
+        # not "the proposed MOO framework" (a participle), nor the acronym after "the MAZero algorithm"
+        ("Long-tailed recognition is hard. We cast it as multi-objective optimization (MOO). We develop a "
+         "recognition method termed PLOX upon the proposed MOO framework. Extensive evaluations "
+         "demonstrate that PLOX works.", "PLOX"),
+        ("Sample efficiency is poor in MARL. To tackle this issue, we propose the MAZero algorithm, which "
+         "combines a centralized model with Monte Carlo Tree Search (MCTS) for policy search. MAZero is "
+         "efficient.", "MAZero"),
+    ],
+)
+def test_the_papers_own_name_among_others(abstract, name):
+    title = derive_title(abstract)
+    assert title.startswith(name + ":"), title
+
+
 def test_a_name_is_described_where_it_is_defined():
     # the name wins at a later mention; its description is still the long form it was defined with
     title = derive_title(
