@@ -273,3 +273,41 @@ async def test_a_process_serves_the_preloaded_index_only_while_it_is_current(tmp
     assert preload(settings) is True
     assert engine_module._preloaded[1].fingerprint == fresh.index.fingerprint  # type: ignore[index]
     engine_module._preloaded = None
+
+
+def test_paperbot_run_with_processes_identifies_every_shard_once_and_stops_on_sigterm(tmp_path: Path) -> None:
+    """The real run_bot in each child (login, gateway) against the fake Discord: PROCESSES=2 with
+    SHARD_COUNT=4 identifies shards 0-1 from one process and 2-3 from the other, each once."""
+    from tests.bot.test_app import FAKE_TOKEN, fake_in_thread
+
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(corpus, range(30))
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("PAPERBOT_", "SHARD_", "DATABASE_"))},
+        "CORPUS_PATH": str(corpus), "INDEX_CACHE_DIR": str(tmp_path / "cache"),
+        "DATABASE_PATH": str(tmp_path / "paperbot.db"),
+        "PAPERBOT_CONFIG": str(ROOT / "config" / "paperbot.toml"), "DISCORD_TOKEN": FAKE_TOKEN,
+        "PROCESSES": "2", "SHARD_COUNT": "4", "LOG_LEVEL": "INFO",
+    }  # fmt: skip
+    err = tmp_path / "supervisor.err"
+    with fake_in_thread() as fake:
+        env.update(PAPERBOT_TEST_API=fake.base_url, PAPERBOT_TEST_GATEWAY=str(fake.gateway_url))
+        proc = subprocess.Popen(
+            [sys.executable, str(PARENT.with_name("_prefork_run.py"))], env=env, cwd=ROOT,
+            stdout=subprocess.DEVNULL, stderr=err.open("wb"),
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + START_SECONDS
+            while len(fake.identified_shards) < 4 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.1)
+            assert sorted(fake.identified_shards) == [(0, 4), (1, 4), (2, 4), (3, 4)], err.read_text()
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=60) == 0, err.read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=30)
+    log = err.read_text()
+    assert log.count("database closed") == 2, log
+    assert "[shards 0-1]" in log and "[shards 2-3]" in log
+    assert FAKE_TOKEN not in log
