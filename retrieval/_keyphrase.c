@@ -1,0 +1,762 @@
+/* The word pass of retrieval/keyphrase.py in C: the same describe(), for speed.
+ *
+ * keyphrase.py is the definition; this file computes exactly what its Python path does (tests
+ * compare the two on generated text and on every bundled, ICLR and SciFact abstract) for the texts
+ * it accepts: those whose opening (the characters describe reads) and name hold only characters
+ * below U+3000 whose lowercase is one character and the same in any context (not İ, Σ) and that
+ * no case-insensitive regex matches with an ASCII letter (not ı, ſ). For any other text it returns
+ * None and the Python path answers. Non-ASCII characters are classed by the functions str and re
+ * use themselves (Py_UNICODE_ISSPACE, ISALNUM, ISUPPER, TOLOWER ...). The word lists, weights and
+ * excluded characters are not copied: keyphrase.py hands its own to configure() on first use.
+ *
+ * Scores are integers (a word's probability in units of 2**-20, rounded as the Python path rounds
+ * it), so a phrase's value is an exact sum whatever order its words are added in.
+ *
+ * It holds the GIL throughout (a call is a few microseconds) and uses static buffers. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define KP_VERSION 1 /* keyphrase.py checks it: a stale build is not used */
+
+#define HEAD 1500             /* code points read */
+#define TEXT_MAX (3 * HEAD)   /* after dashes are spaced out (x3) or a glued '.' gets its space (x2) */
+#define TOK_MAX (TEXT_MAX / 2 + 2)
+#define KEY_SLOTS 4096        /* > 1.8 x the most distinct keys a text can have */
+
+/* word-list flags */
+#define F_BREAK 1
+#define F_SUBJECT 2
+#define F_THEN 4
+#define F_ADVERB_NOT 8
+#define F_CONNECTOR 16
+#define F_GENERIC 32
+
+/* ---- configuration (from keyphrase.py) ---- */
+
+#define WORD_SLOTS 2048
+#define WORD_LEN 32
+typedef struct {
+    char w[WORD_LEN];
+    unsigned char len;
+    unsigned char flags;
+} word_slot;
+
+static word_slot words_tab[WORD_SLOTS];
+#define ACCEPT_BELOW 0x3000                       /* no character from here on is read */
+static unsigned char excluded[ACCEPT_BELOW / 8]; /* nor these (a bitmap) */
+static int configured = 0;
+static int used = 0; /* words in words_tab */
+static int min_words, chunk_words, max_words, statement_words, length_up_to;
+static double w_bias, w_log_count, w_once, w_first, w_capital, w_statement, w_generic, w_short;
+static double threshold, quantum;
+static int64_t length_q, second_min_q;
+
+static uint32_t hash_bytes(const char *s, int n) {
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static word_slot *word_find(const char *s, int n, int insert) {
+    uint32_t h = hash_bytes(s, n) & (WORD_SLOTS - 1);
+    for (;;) {
+        word_slot *slot = &words_tab[h];
+        if (slot->len == 0) return insert ? slot : NULL;
+        if (slot->len == n && memcmp(slot->w, s, n) == 0) return slot;
+        h = (h + 1) & (WORD_SLOTS - 1);
+    }
+}
+
+static int add_words(PyObject *iterable, unsigned char flag) {
+    PyObject *it = PyObject_GetIter(iterable);
+    if (it == NULL) return -1;
+    PyObject *item;
+    while ((item = PyIter_Next(it)) != NULL) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &n) : NULL;
+        if (s == NULL || n == 0 || n >= WORD_LEN || (Py_ssize_t)strlen(s) != n ||
+            PyUnicode_MAX_CHAR_VALUE(item) > 127 || used >= WORD_SLOTS / 2) {
+            Py_DECREF(item);
+            Py_DECREF(it);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "word lists: short ASCII strings only");
+            return -1;
+        }
+        word_slot *slot = word_find(s, (int)n, 1);
+        if (slot->len == 0) {
+            memcpy(slot->w, s, n);
+            slot->len = (unsigned char)n;
+            used++;
+        }
+        slot->flags |= flag;
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *kp_configure(PyObject *self, PyObject *args) {
+    PyObject *brk, *subjects, *then, *adverb_not, *connectors, *generic, *exclude;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOO(iiiii)(dddddddd)(dd)(LL)", &exclude, &brk, &subjects, &then,
+                          &adverb_not, &connectors, &generic, &min_words, &chunk_words, &max_words,
+                          &statement_words, &length_up_to, &w_bias, &w_log_count, &w_once, &w_first,
+                          &w_capital, &w_statement, &w_generic, &w_short, &threshold, &quantum,
+                          &length_q, &second_min_q))
+        return NULL;
+    configured = 0;
+    used = 0;
+    memset(words_tab, 0, sizeof words_tab);
+    memset(excluded, 0, sizeof excluded);
+    {
+        PyObject *it = PyObject_GetIter(exclude), *item;
+        if (it == NULL) return NULL;
+        while ((item = PyIter_Next(it)) != NULL) {
+            long c = PyLong_AsLong(item);
+            Py_DECREF(item);
+            if (c == -1 && PyErr_Occurred()) break;
+            if (c >= 128 && c < ACCEPT_BELOW) excluded[c >> 3] |= (unsigned char)(1u << (c & 7));
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred()) return NULL;
+    }
+    if (add_words(brk, F_BREAK) || add_words(subjects, F_SUBJECT) || add_words(then, F_THEN) ||
+        add_words(adverb_not, F_ADVERB_NOT) || add_words(connectors, F_CONNECTOR) ||
+        add_words(generic, F_GENERIC))
+        return NULL;
+    if (min_words < 1 || chunk_words < 1 || max_words < 2 || max_words > 64 || statement_words < 0 ||
+        chunk_words > 64) {
+        PyErr_SetString(PyExc_ValueError, "configure: a count out of range");
+        return NULL;
+    }
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
+/* ---- per-call state (static: the GIL is held) ---- */
+
+static Py_UCS4 t[TEXT_MAX + 4];  /* the text as describe reads it */
+static Py_UCS4 lo[TEXT_MAX + 4]; /* the same, ASCII letters lowercased */
+static Py_ssize_t n_t;
+
+static int tok_s[TOK_MAX], tok_e[TOK_MAX];
+static int every[TOK_MAX]; /* the key of each word, -1 for a break word */
+static int n_tok;
+
+/* content words: the core's span, whether shown in parentheses, its key */
+static int cw_s[TOK_MAX], cw_e[TOK_MAX], cw_key[TOK_MAX];
+static unsigned char cw_paren[TOK_MAX];
+static int n_cw;
+
+/* chunks: first content word, how many, the connector before (span in lo, or -1), linked */
+static int ch_first[TOK_MAX], ch_n[TOK_MAX], ch_bs[TOK_MAX], ch_be[TOK_MAX];
+static unsigned char ch_linked[TOK_MAX];
+static int n_ch;
+
+/* keys: span in lo, hash, features, score */
+static int k_s[TOK_MAX], k_len[TOK_MAX], k_count[TOK_MAX];
+static uint32_t k_hash[TOK_MAX];
+static unsigned char k_first[TOK_MAX], k_cap[TOK_MAX], k_stmt[TOK_MAX], k_scored[TOK_MAX];
+static int64_t k_score[TOK_MAX];
+static unsigned k_mark[TOK_MAX];
+static unsigned mark_stamp = 0;
+static int n_key;
+static int key_slot[KEY_SLOTS];
+
+/* candidates: value, chunk (and the chunk before it when joined, else -1), the connector shown
+ * before the candidate (a chunk whose ch_bs is that connector, or -1) */
+static int64_t c_val[2 * TOK_MAX];
+static int c_a[2 * TOK_MAX], c_b[2 * TOK_MAX], c_before[2 * TOK_MAX];
+static int n_c;
+
+/* Character classes as str and re have them (the same CPython functions for non-ASCII) */
+static inline int is_space(Py_UCS4 c) {
+    return c < 128 ? c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31) : Py_UNICODE_ISSPACE(c);
+}
+static inline int is_alnum(Py_UCS4 c) {
+    return c < 128 ? (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+                   : Py_UNICODE_ISALNUM(c);
+}
+static inline int is_word(Py_UCS4 c) { return is_alnum(c) || c == '_'; }
+static inline int is_lower_az(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
+static inline int is_upper_az(Py_UCS4 c) { return c >= 'A' && c <= 'Z'; }
+static inline int is_upper_cased(Py_UCS4 c) { /* upper or title case: str.islower says no */
+    return c < 128 ? is_upper_az(c) : Py_UNICODE_ISUPPER(c) || Py_UNICODE_ISTITLE(c);
+}
+static inline int is_lower_cased(Py_UCS4 c) { return c < 128 ? is_lower_az(c) : Py_UNICODE_ISLOWER(c); }
+static inline Py_UCS4 to_lower(Py_UCS4 c) { return c < 128 ? (is_upper_az(c) ? c + 32 : c) : Py_UNICODE_TOLOWER(c); }
+
+/* The characters read here: below ACCEPT_BELOW, less those keyphrase.py excludes (configure): a
+ * character whose lowercase is not one character (İ), Σ (its lowercase depends on the next one),
+ * and those a case-insensitive regex matches with an ASCII letter (ı, ſ, K). */
+static inline int accepted(Py_UCS4 c) {
+    return c < 128 || (c < ACCEPT_BELOW && !(excluded[c >> 3] & (1u << (c & 7))));
+}
+
+static inline int is_punct(Py_UCS4 c) { /* keyphrase._PUNCT */
+    switch (c) {
+    case '.': case ',': case ';': case ':': case '!': case '?': case '(': case ')': case '[':
+    case ']': case '{': case '}': case '"': case '\'': case 0x201C: case 0x201D: case 0x2018:
+    case 0x2019: case '*':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* the flags of a word (a span of lo) in the word lists, 0 when in none */
+static int flags_of(const Py_UCS4 *s, int n) {
+    char buf[WORD_LEN];
+    if (n <= 0 || n >= WORD_LEN) return 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] > 127) return 0;
+        buf[i] = (char)s[i];
+    }
+    word_slot *slot = word_find(buf, n, 0);
+    return slot ? slot->flags : 0;
+}
+
+static inline int span_eq(const Py_UCS4 *a, int an, const Py_UCS4 *b, int bn) {
+    return an == bn && memcmp(a, b, (size_t)an * sizeof(Py_UCS4)) == 0;
+}
+
+static uint32_t hash_ucs4(const Py_UCS4 *s, int n) {
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < n; i++) h = (h ^ (uint32_t)s[i]) * 16777619u;
+    return h;
+}
+
+/* the id of the key lo[s:s+n], made when new (insert) */
+static int key_id(int s, int n, int insert) {
+    uint32_t h = hash_ucs4(lo + s, n);
+    uint32_t i = h & (KEY_SLOTS - 1);
+    for (;;) {
+        int id = key_slot[i];
+        if (id == 0) {
+            if (!insert) return -1;
+            id = n_key++;
+            key_slot[i] = id + 1;
+            k_s[id] = s;
+            k_len[id] = n;
+            k_hash[id] = h;
+            k_count[id] = 0;
+            k_first[id] = k_cap[id] = k_stmt[id] = k_scored[id] = 0;
+            k_mark[id] = 0;
+            return id;
+        }
+        id--;
+        if (k_hash[id] == h && span_eq(lo + k_s[id], k_len[id], lo + s, n)) return id;
+        i = (i + 1) & (KEY_SLOTS - 1);
+    }
+}
+
+static inline int ends_plural(const Py_UCS4 *s, int n) { /* len > 3, ends 's', not 'ss'/'us'/'is' */
+    return n > 3 && s[n - 1] == 's' && s[n - 2] != 's' && s[n - 2] != 'u' && s[n - 2] != 'i';
+}
+
+static int64_t score_q(int count, int first, int capital, int statement, int generic, int shrt) {
+    double z = w_bias + w_log_count * log((double)count);
+    z = z + (count == 1 ? w_once : 0.0);
+    z = z + (first ? w_first : 0.0);
+    z = z + (capital ? w_capital : 0.0);
+    z = z + (statement ? w_statement : 0.0);
+    z = z + (generic ? w_generic : 0.0);
+    z = z + (shrt ? w_short : 0.0);
+    double p = 1.0 / (1.0 + exp(-z)) - threshold;
+    return (int64_t)floor(p * quantum + 0.5);
+}
+
+/* a case-insensitive ASCII literal at t[i:] */
+static int literal_at(Py_ssize_t i, const char *lit) {
+    for (; *lit; lit++, i++) {
+        if (i >= n_t || to_lower(t[i]) != (Py_UCS4)*lit) return 0;
+    }
+    return 1;
+}
+
+/* the end of a verb of the statement ("propose", "designs") at t[i:], followed by a word boundary,
+ * or -1 */
+static Py_ssize_t verb_at(Py_ssize_t i) {
+    static const char *verbs[] = {"propose", "introduce", "present", "develop", "design", "devise",
+                                  "build", "construct", "create"};
+    for (size_t v = 0; v < sizeof verbs / sizeof *verbs; v++) {
+        if (!literal_at(i, verbs[v])) continue;
+        Py_ssize_t e = i + (Py_ssize_t)strlen(verbs[v]);
+        if (e < n_t && (t[e] == 's' || t[e] == 'S')) {
+            if (e + 1 >= n_t || !is_word(t[e + 1])) return e + 1;
+            return -1;
+        }
+        if (e >= n_t || !is_word(t[e])) return e;
+        return -1;
+    }
+    return -1;
+}
+
+/* keyphrase._STATEMENT.search(text).end(), or -1 */
+static Py_ssize_t statement_end(void) {
+    static const char *subjects[] = {"we", "paper", "work", "study"};
+    for (Py_ssize_t p = 0; p < n_t; p++) {
+        if (!is_word(t[p]) || (p > 0 && is_word(t[p - 1]))) continue;
+        for (size_t k = 0; k < 4; k++) {
+            if (!literal_at(p, subjects[k])) continue;
+            Py_ssize_t q = p + (Py_ssize_t)strlen(subjects[k]);
+            if (q >= n_t || !is_space(t[q])) break;
+            while (q < n_t && is_space(t[q])) q++;
+            /* (?:\w+\s+)? greedy: one whole word and its spaces, then the verb */
+            Py_ssize_t r = q;
+            while (r < n_t && is_word(t[r])) r++;
+            if (r > q && r < n_t && is_space(t[r])) {
+                Py_ssize_t s = r;
+                while (s < n_t && is_space(t[s])) s++;
+                Py_ssize_t e = verb_at(s);
+                if (e >= 0) return e;
+            }
+            Py_ssize_t e = verb_at(q);
+            if (e >= 0) return e;
+            break; /* no other subject matches here */
+        }
+    }
+    return -1;
+}
+
+/* the number of words starting before position p */
+static int words_before(Py_ssize_t p) {
+    int lo_i = 0, hi = n_tok;
+    while (lo_i < hi) {
+        int mid = (lo_i + hi) / 2;
+        if (tok_s[mid] < p) lo_i = mid + 1;
+        else hi = mid;
+    }
+    return lo_i;
+}
+
+/* mark a candidate's keys (the first chunk_words keys of its chunks, less skip) with stamp; returns
+ * how many distinct keys and adds their scores to *sum */
+static int mark_chunk(int c, int skip, unsigned stamp, int64_t *sum, int *distinct) {
+    int n = ch_n[c] < chunk_words ? ch_n[c] : chunk_words;
+    for (int j = 0; j < n; j++) {
+        int k = cw_key[ch_first[c] + j];
+        if (k == skip || k_mark[k] == stamp) continue;
+        k_mark[k] = stamp;
+        *sum += k_score[k];
+        (*distinct)++;
+    }
+    return n;
+}
+
+static unsigned next_stamp(void) {
+    if (++mark_stamp == 0) { /* wrapped: clear */
+        memset(k_mark, 0, sizeof k_mark);
+        mark_stamp = 1;
+    }
+    return mark_stamp;
+}
+
+static int64_t value_of(int a, int b, int skip) {
+    unsigned stamp = next_stamp();
+    int64_t sum = 0;
+    int distinct = 0;
+    if (b >= 0) mark_chunk(b, skip, stamp, &sum, &distinct);
+    mark_chunk(a, skip, stamp, &sum, &distinct);
+    return sum + length_q * (distinct < length_up_to ? distinct : length_up_to);
+}
+
+/* phrase assembly */
+typedef struct {
+    const Py_UCS4 *s; /* the word's characters (t for a surface, lo for a connector) */
+    int n;
+    int paren;
+} pword;
+
+static int add_chunk_words(pword *out, int at, int c) {
+    int n = ch_n[c] < chunk_words ? ch_n[c] : chunk_words;
+    for (int j = 0; j < n; j++) {
+        int w = ch_first[c] + j;
+        out[at].s = t + cw_s[w];
+        out[at].n = cw_e[w] - cw_s[w];
+        out[at].paren = cw_paren[w];
+        at++;
+    }
+    return at;
+}
+
+static inline int pw_ends(const pword *p, const char *suffix) {
+    int m = (int)strlen(suffix);
+    if (p->paren) return m == 1 && suffix[0] == ')';
+    if (p->n < m) return 0;
+    for (int i = 0; i < m; i++)
+        if (p->s[p->n - m + i] != (Py_UCS4)suffix[i]) return 0;
+    return 1;
+}
+
+static int pw_is_break(const pword *p) {
+    if (p->paren) return 0; /* "(HOI)": no word list holds parentheses */
+    Py_UCS4 buf[WORD_LEN];
+    if (p->n <= 0 || p->n >= WORD_LEN) return 0;
+    for (int i = 0; i < p->n; i++) buf[i] = to_lower(p->s[i]);
+    return (flags_of(buf, p->n) & F_BREAK) != 0;
+}
+
+static PyObject *kp_describe(PyObject *self, PyObject *args) {
+    PyObject *head, *name;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "UO", &head, &name)) return NULL;
+    if (!configured) {
+        PyErr_SetString(PyExc_RuntimeError, "_keyphrase.configure() was not called");
+        return NULL;
+    }
+    if (name != Py_None && !PyUnicode_Check(name)) Py_RETURN_NONE;
+    /* the name, lowercased (and its key); only accepted characters */
+    Py_UCS4 nm[WORD_LEN * 4];
+    int nm_n = 0, has_name = 0;
+    if (name != Py_None && PyUnicode_GET_LENGTH(name) > 0) {
+        Py_ssize_t nn = PyUnicode_GET_LENGTH(name);
+        if (nn >= (Py_ssize_t)(sizeof nm / sizeof *nm)) Py_RETURN_NONE;
+        int kind = PyUnicode_KIND(name);
+        const void *data = PyUnicode_DATA(name);
+        for (Py_ssize_t i = 0; i < nn; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (!accepted(c)) Py_RETURN_NONE;
+            nm[i] = to_lower(c);
+        }
+        nm_n = (int)nn;
+        has_name = 1;
+    }
+
+    /* the text: the first HEAD code points; dashes spaced out; "performance.To" -> ". " */
+    Py_ssize_t hn = PyUnicode_GET_LENGTH(head);
+    if (hn > HEAD) hn = HEAD;
+    {
+        int kind = PyUnicode_KIND(head);
+        const void *data = PyUnicode_DATA(head);
+        for (Py_ssize_t i = 0; i < hn; i++)
+            if (!accepted(PyUnicode_READ(kind, data, i))) Py_RETURN_NONE;
+        n_t = 0;
+        for (Py_ssize_t i = 0; i < hn; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (c == 0x2014 || c == 0x2013) {
+                t[n_t++] = ' ';
+                t[n_t++] = c;
+                t[n_t++] = ' ';
+            } else if (c == '.' && i >= 3 && i + 2 < hn &&
+                       is_lower_az(PyUnicode_READ(kind, data, i - 1)) &&
+                       is_lower_az(PyUnicode_READ(kind, data, i - 2)) &&
+                       is_lower_az(PyUnicode_READ(kind, data, i - 3)) &&
+                       is_upper_az(PyUnicode_READ(kind, data, i + 1)) &&
+                       is_lower_az(PyUnicode_READ(kind, data, i + 2))) {
+                t[n_t++] = '.';
+                t[n_t++] = ' ';
+            } else {
+                t[n_t++] = c;
+            }
+        }
+    }
+    for (Py_ssize_t i = 0; i < n_t; i++) lo[i] = to_lower(t[i]);
+
+    /* words */
+    n_tok = 0;
+    for (Py_ssize_t i = 0; i < n_t;) {
+        while (i < n_t && is_space(t[i])) i++;
+        if (i >= n_t) break;
+        Py_ssize_t s = i;
+        while (i < n_t && !is_space(t[i])) i++;
+        tok_s[n_tok] = (int)s;
+        tok_e[n_tok] = (int)i;
+        n_tok++;
+    }
+    if (n_tok < min_words) return PyUnicode_FromString("");
+
+    /* the pass: chunks, keys, capitals */
+    n_cw = n_ch = n_key = 0;
+    memset(key_slot, 0, sizeof key_slot);
+    int surface_n = 0, surface_first = 0; /* the open chunk */
+    int gap_s = -1, gap_e = -1;           /* the connector just read */
+    int adjacent = 0, before_s = -1, before_e = -1, linked = 0;
+    int starts = 1, after_subject = 0, after_that = 0;
+#define CLOSE_CHUNK()                                                                              \
+    do {                                                                                           \
+        ch_first[n_ch] = surface_first;                                                            \
+        ch_n[n_ch] = surface_n;                                                                    \
+        ch_bs[n_ch] = before_s;                                                                    \
+        ch_be[n_ch] = before_e;                                                                    \
+        ch_linked[n_ch] = (unsigned char)linked;                                                   \
+        n_ch++;                                                                                    \
+        surface_n = 0;                                                                             \
+    } while (0)
+    for (int i = 0; i < n_tok; i++) {
+        int ws = tok_s[i], we = tok_e[i];
+        int cs = ws, ce = we;
+        while (cs < ce && is_punct(t[cs])) cs++;
+        while (ce > cs && is_punct(t[ce - 1])) ce--;
+        const Py_UCS4 *low = lo + cs;
+        int ln = ce - cs;
+        int fl = flags_of(low, ln);
+        int is_break = (fl & F_BREAK) || span_eq(low, ln, nm, nm_n);
+        if (!is_break) {
+            int dollar = 0;
+            if (ln > 0 && t[cs] == '$') {
+                for (int j = cs; j + 1 < ce; j++)
+                    if (t[j] == '$' && t[j + 1] == '-') { dollar = 1; break; }
+            }
+            if (!(ln > 0 && (is_alnum(t[cs]) || dollar))) is_break = 1;
+        }
+        if (!is_break) {
+            for (int j = ws; j < we; j++)
+                if (t[j] == '\'' || t[j] == 0x2019) { is_break = 1; break; }
+        }
+        if (!is_break && after_subject) is_break = 1;
+        if (!is_break && after_that && ln >= 1 && low[ln - 1] == 's' &&
+            !(ln == 1 || low[ln - 2] == 's' || low[ln - 2] == 'u' || low[ln - 2] == 'i'))
+            is_break = 1;
+        if (!is_break && ln > 4 && low[ln - 2] == 'l' && low[ln - 1] == 'y' && !(fl & F_ADVERB_NOT))
+            is_break = 1;
+        int kn = ln; /* the length of `lower` as the Python path holds it after the branch */
+        if (is_break) {
+            every[i] = -1;
+            int ended = 0;
+            if (surface_n) {
+                CLOSE_CHUNK();
+                ended = 1;
+            }
+            if (fl & F_CONNECTOR) {
+                gap_s = cs;
+                gap_e = ce;
+                adjacent = ended;
+            } else {
+                gap_s = gap_e = -1;
+                adjacent = 0;
+            }
+        } else {
+            if (!surface_n) {
+                before_s = gap_s;
+                before_e = gap_e;
+                linked = adjacent;
+                surface_first = n_cw;
+            }
+            if (ends_plural(low, ln)) kn = ln - 1;
+            int paren = 0;
+            /* core[0] != lower[0] or not core[1:].islower() */
+            int cased = 0, upper = 0;
+            for (int j = cs + 1; j < ce; j++) {
+                if (is_upper_cased(t[j])) upper = 1;
+                else if (is_lower_cased(t[j])) cased = 1;
+            }
+            if (t[cs] != low[0] || upper || !cased) {
+                int k = key_id(cs, kn, 1);
+                if (!starts) k_cap[k] = 1;
+                if (t[ws] == '(' || t[ws] == '[') {
+                    int r = we;
+                    while (r > ws && (t[r - 1] == '.' || t[r - 1] == ',' || t[r - 1] == ';' ||
+                                      t[r - 1] == ':'))
+                        r--;
+                    if (t[r - 1] == ')' || t[r - 1] == ']') paren = 1;
+                }
+            }
+            int k = key_id(cs, kn, 1);
+            k_count[k]++;
+            cw_s[n_cw] = cs;
+            cw_e[n_cw] = ce;
+            cw_key[n_cw] = k;
+            cw_paren[n_cw] = (unsigned char)paren;
+            n_cw++;
+            surface_n++;
+            every[i] = k;
+        }
+        /* "we design", "we then design", "MoFit constructs": a verb comes next */
+        int kfl = kn == ln ? fl : flags_of(low, kn);
+        after_subject = (kfl & F_SUBJECT) || span_eq(low, kn, nm, nm_n) ||
+                        (after_subject && (kfl & F_THEN));
+        after_that = kn == 4 && low[0] == 't' && low[1] == 'h' && low[2] == 'a' && low[3] == 't';
+        Py_UCS4 last = t[we - 1];
+        starts = last == '.' || last == '!' || last == '?';
+        if (starts || last == ',' || last == ';' || last == ':' || last == ')' || last == ']' ||
+            t[ws] == '(' || t[ws] == '[') {
+            if (surface_n) CLOSE_CHUNK();
+            gap_s = gap_e = -1;
+            adjacent = 0;
+        }
+    }
+    if (surface_n) CLOSE_CHUNK();
+#undef CLOSE_CHUNK
+
+    /* features: the first sentence, the statement window */
+    Py_ssize_t first_end = -1;
+    for (Py_ssize_t i = 0; i + 1 < n_t; i++)
+        if (t[i] == '.' && t[i + 1] == ' ') { first_end = i; break; }
+    int n_first = first_end > 0 ? words_before(first_end) : n_tok;
+    for (int i = 0; i < n_first; i++)
+        if (every[i] >= 0) k_first[every[i]] = 1;
+    Py_ssize_t m = statement_end();
+    if (m >= 0) {
+        int at = words_before(m);
+        for (int i = at; i < at + statement_words && i < n_tok; i++)
+            if (every[i] >= 0) k_stmt[every[i]] = 1;
+    }
+    int64_t plain = score_q(1, 0, 0, 0, 0, 0);
+    for (int k = 0; k < n_key; k++) {
+        if (k_count[k] > 1 || k_first[k] || k_stmt[k] || k_cap[k]) {
+            int generic = (flags_of(lo + k_s[k], k_len[k]) & F_GENERIC) != 0;
+            k_score[k] = score_q(k_count[k], k_first[k], k_cap[k], k_stmt[k], generic, k_len[k] <= 3);
+        } else {
+            k_score[k] = plain;
+        }
+        k_scored[k] = k_score[k] > plain;
+    }
+
+    /* candidates */
+    int skip = -1;
+    if (has_name) {
+        int sn = ends_plural(nm, nm_n) ? nm_n - 1 : nm_n;
+        /* the key of the name, if the text has it */
+        uint32_t h = hash_ucs4(nm, sn);
+        for (uint32_t i = h & (KEY_SLOTS - 1);; i = (i + 1) & (KEY_SLOTS - 1)) {
+            int id = key_slot[i];
+            if (id == 0) break;
+            id--;
+            if (k_hash[id] == h && span_eq(lo + k_s[id], k_len[id], nm, sn)) {
+                skip = id;
+                break;
+            }
+        }
+    }
+    n_c = 0;
+    int previous = -1;
+    for (int c = 0; c < n_ch; c++) {
+        int n = ch_n[c] < chunk_words ? ch_n[c] : chunk_words;
+        int any = 0;
+        for (int j = 0; j < n; j++)
+            if (k_scored[cw_key[ch_first[c] + j]]) { any = 1; break; }
+        if (!any) {
+            previous = -1;
+            continue;
+        }
+        c_val[n_c] = value_of(c, -1, skip);
+        c_a[n_c] = c;
+        c_b[n_c] = -1;
+        c_before[n_c] = c;
+        n_c++;
+        if (ch_linked[c] && previous >= 0) {
+            c_val[n_c] = value_of(c, previous, skip);
+            c_a[n_c] = c;
+            c_b[n_c] = previous;
+            c_before[n_c] = previous;
+            n_c++;
+        }
+        previous = c;
+    }
+    if (n_c == 0) return PyUnicode_FromString("");
+    int best = 0;
+    for (int i = 1; i < n_c; i++)
+        if (c_val[i] > c_val[best]) best = i;
+    if (c_val[best] <= 0) return PyUnicode_FromString("");
+    /* the second phrase: joined by its connector, disjoint from the first */
+    unsigned used = next_stamp();
+    {
+        int64_t ignore = 0;
+        int d = 0;
+        if (c_b[best] >= 0) mark_chunk(c_b[best], skip, used, &ignore, &d);
+        mark_chunk(c_a[best], skip, used, &ignore, &d);
+    }
+    int second = -1;
+    for (int i = 0; i < n_c; i++) {
+        if (ch_bs[c_before[i]] < 0 || c_val[i] <= second_min_q) continue;
+        if (second >= 0 && c_val[i] <= c_val[second]) continue;
+        int disjoint = 1;
+        for (int part = 0; part < 2 && disjoint; part++) {
+            int c = part == 0 ? c_a[i] : c_b[i];
+            if (c < 0) continue;
+            int n = ch_n[c] < chunk_words ? ch_n[c] : chunk_words;
+            for (int j = 0; j < n; j++) {
+                int k = cw_key[ch_first[c] + j];
+                if (k != skip && k_mark[k] == used) { disjoint = 0; break; }
+            }
+        }
+        if (disjoint) second = i;
+    }
+
+    pword phrase[4 * 64 + 4];
+    int np = 0;
+    if (c_b[best] >= 0) {
+        np = add_chunk_words(phrase, np, c_b[best]);
+        phrase[np].s = lo + ch_bs[c_a[best]];
+        phrase[np].n = ch_be[c_a[best]] - ch_bs[c_a[best]];
+        phrase[np].paren = 0;
+        np++;
+    }
+    np = add_chunk_words(phrase, np, c_a[best]);
+    if (second >= 0) {
+        int sn = ch_n[c_a[second]] < chunk_words ? ch_n[c_a[second]] : chunk_words;
+        if (c_b[second] >= 0) {
+            int pn = ch_n[c_b[second]] < chunk_words ? ch_n[c_b[second]] : chunk_words;
+            sn += pn + 1;
+        }
+        if (np + 1 + sn <= max_words) {
+            int bc = c_before[second];
+            phrase[np].s = lo + ch_bs[bc];
+            phrase[np].n = ch_be[bc] - ch_bs[bc];
+            phrase[np].paren = 0;
+            np++;
+            if (c_b[second] >= 0) {
+                np = add_chunk_words(phrase, np, c_b[second]);
+                int ac = c_a[second];
+                phrase[np].s = lo + ch_bs[ac];
+                phrase[np].n = ch_be[ac] - ch_bs[ac];
+                phrase[np].paren = 0;
+                np++;
+            }
+            np = add_chunk_words(phrase, np, c_a[second]);
+        }
+    }
+    if (np > max_words) np = max_words;
+    while (np > 0 && (pw_is_break(&phrase[np - 1]) ||
+                      (np > 2 && (pw_ends(&phrase[np - 1], "ing") || pw_ends(&phrase[np - 1], "ed")) &&
+                       pw_ends(&phrase[np - 2], "s"))))
+        np--;
+    if (np < 2) return PyUnicode_FromString("");
+
+    Py_ssize_t total = np;
+    for (int i = 0; i < np; i++) total += phrase[i].n + 2;
+    Py_UCS4 *out = PyMem_Malloc((size_t)total * sizeof(Py_UCS4));
+    if (out == NULL) return PyErr_NoMemory();
+    Py_ssize_t on = 0;
+    for (int i = 0; i < np; i++) {
+        if (i) out[on++] = ' ';
+        if (phrase[i].paren) out[on++] = '(';
+        memcpy(out + on, phrase[i].s, (size_t)phrase[i].n * sizeof(Py_UCS4));
+        on += phrase[i].n;
+        if (phrase[i].paren) out[on++] = ')';
+    }
+    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, on);
+    PyMem_Free(out);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"configure", kp_configure, METH_VARARGS,
+     "configure(break, subjects, then, adverb_not, connectors, generic, counts, weights, "
+     "(threshold, quantum), (length_q, second_min_q)): keyphrase.py's word lists and numbers."},
+    {"describe", kp_describe, METH_VARARGS,
+     "describe(head, name) -> str | None: keyphrase.describe, or None for a text this path does "
+     "not read (characters other than ASCII and a few punctuation marks)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_keyphrase", "The word pass of retrieval.keyphrase in C.", -1, methods,
+    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__keyphrase(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddIntConstant(m, "VERSION", KP_VERSION) < 0 ||
+        PyModule_AddIntConstant(m, "HEAD", HEAD) < 0 ||
+        PyModule_AddIntConstant(m, "BELOW", ACCEPT_BELOW) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
