@@ -25,7 +25,7 @@
 #define HEAD 1500             /* code points read */
 #define TEXT_MAX (3 * HEAD)   /* after dashes are spaced out (x3) or a glued '.' gets its space (x2) */
 #define TOK_MAX (TEXT_MAX / 2 + 2)
-#define KEY_SLOTS 4096        /* > 1.8 x the most distinct keys a text can have */
+#define KEY_SLOTS 8192        /* >= twice the most words a text can have (a power of two) */
 
 /* word-list flags */
 #define F_BREAK 1
@@ -166,6 +166,7 @@ static unsigned k_mark[TOK_MAX];
 static unsigned mark_stamp = 0;
 static int n_key;
 static int key_slot[KEY_SLOTS];
+static uint32_t key_mask; /* the table in use: a power of two >= twice the words, cleared per call */
 
 /* candidates: value, chunk (and the chunk before it when joined, else -1), the connector shown
  * before the candidate (a chunk whose ch_bs is that connector, or -1) */
@@ -233,7 +234,7 @@ static uint32_t hash_ucs4(const Py_UCS4 *s, int n) {
 /* the id of the key lo[s:s+n], made when new (insert) */
 static int key_id(int s, int n, int insert) {
     uint32_t h = hash_ucs4(lo + s, n);
-    uint32_t i = h & (KEY_SLOTS - 1);
+    uint32_t i = h & key_mask;
     for (;;) {
         int id = key_slot[i];
         if (id == 0) {
@@ -250,7 +251,7 @@ static int key_id(int s, int n, int insert) {
         }
         id--;
         if (k_hash[id] == h && span_eq(lo + k_s[id], k_len[id], lo + s, n)) return id;
-        i = (i + 1) & (KEY_SLOTS - 1);
+        i = (i + 1) & key_mask;
     }
 }
 
@@ -472,7 +473,9 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
 
     /* the pass: chunks, keys, capitals */
     n_cw = n_ch = n_key = 0;
-    memset(key_slot, 0, sizeof key_slot);
+    key_mask = 255;
+    while (key_mask + 1 < 2 * (uint32_t)n_tok) key_mask = key_mask * 2 + 1;
+    memset(key_slot, 0, (key_mask + 1) * sizeof *key_slot);
     int surface_n = 0, surface_first = 0; /* the open chunk */
     int gap_s = -1, gap_e = -1;           /* the connector just read */
     int adjacent = 0, before_s = -1, before_e = -1, linked = 0;
@@ -613,7 +616,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
         int sn = ends_plural(nm, nm_n) ? nm_n - 1 : nm_n;
         /* the key of the name, if the text has it */
         uint32_t h = hash_ucs4(nm, sn);
-        for (uint32_t i = h & (KEY_SLOTS - 1);; i = (i + 1) & (KEY_SLOTS - 1)) {
+        for (uint32_t i = h & key_mask;; i = (i + 1) & key_mask) {
             int id = key_slot[i];
             if (id == 0) break;
             id--;

@@ -168,3 +168,18 @@ def test_without_the_compiled_pass_python_answers_and_says_why():
         "assert k._c is None and 'not built' in k.C_UNAVAILABLE, k.C_UNAVAILABLE\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        " " + "a b " * 750,  # the most words 1,500 characters can hold
+        " " + " ".join(f"w{i}" for i in range(1500)),  # the most distinct ones
+        " " + "ab. " * 400,
+        " " + "x—y " * 400,  # every dash spaced out: the longest text
+        " " + "abc.Def " * 200,  # every full stop glued to a sentence
+    ],
+)
+def test_extreme_texts_give_the_same_phrase(c_pass, head):
+    for name in (None, "w3", "b"):
+        assert _same(c_pass, head, name)
