@@ -1274,6 +1274,13 @@ def _initials(short: str, long: str) -> str | None:
     letters = [c for c in short.lower() if c.isalpha()]
     if len(letters) != len(short) or len(letters) < 2:
         return None
+    i = len(long) - 1
+    while i >= 0 and (long[i] == "-" or long[i].isspace()):
+        i -= 1
+    while i > 0 and not (long[i - 1] == "-" or long[i - 1].isspace()):
+        i -= 1
+    if i < 0 or long[i].lower()[:1] != letters[-1]:
+        return None  # (the last word's initial decides most cases, without a scan)
     parts = _WORD_PARTS.findall(long[-(12 * len(letters) + 40) :].lower())
     tail = parts[-len(letters) :]
     if len(tail) != len(letters) or any(p[0] != c for p, c in zip(tail, letters, strict=True)):
@@ -1504,8 +1511,9 @@ _T_URL_NAME = _LazyRe(r"https?://\S+?/([A-Za-z][\w.-]{2,30}?)/?(?=[\s).,;]*(?:\s
 _T_DEFINED_BONUS = 7
 _T_OBJECT_BONUS = 4
 _T_TITLE_COMPOUND = _LazyRe(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)+")  # Context-Aware, Multi-Granularity
-_T_APPOSED = _LazyRe(r"(?<= )[\"“*]*([A-Z][a-z]*[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*)[\"”*]*, an? ")
-_T_COMMA_CAPITAL = _LazyRe(r"[,:] [\"“*_]*[A-Z]")
+_T_NAME_WORD = _LazyRe(r"[A-Z][a-z]*[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*")
+_T_COMMA_CAPITAL = _LazyRe(r", [\"“*_]*[A-Z]")  # (two literal scans: a class [,:] costs 6x)
+_T_COLON_CAPITAL = _LazyRe(r": [\"“*_]*[A-Z]")
 _T_STOP_NAME = frozenset(
     "The This These Our We In A An Code Our Data Project Page Github GitHub Anonymous Main Master Home "
     "Index Tree Blob Repo Site Website Demo Paper".split()
@@ -1655,6 +1663,26 @@ def _t_ours(lower: str, pos: int) -> bool:
     return any(w in sentence for w in _T_OURS)
 
 
+def _t_apposed(head: str, lo: int, hi: int) -> list[tuple[str, int]]:
+    """Name-like words in head[lo:hi] followed by ", a " or ", an " ("with ClimODE, a ..."), each
+    a whole word (after a space, in quotes or emphasis at most), found by str.find."""
+    out: list[tuple[str, int]] = []
+    k = head.find(", a", lo, hi)
+    while k != -1:
+        nxt = head[k + 3 : k + 5]
+        stop = k + 4 if nxt[:1] == " " else k + 5 if nxt == "n " else 0
+        if stop and stop <= hi:
+            space = head.rfind(" ", max(lo - 1, 0), k)
+            if space != -1:
+                word = head[space + 1 : k]
+                start = space + 1 + len(word) - len(word.lstrip("\"“*"))
+                m = _T_NAME_WORD.match(head, start, k)
+                if m is not None and not head[m.end() : k].strip("\"”*"):
+                    out.append((m.group(), start))
+        k = head.find(", a", k + 3, hi)
+    return out
+
+
 def _t_next_word(head: str, at: int) -> str:
     words = head[at : at + 20].split(None, 1)
     return words[0].strip(",.;:").lower() if words else ""
@@ -1742,8 +1770,7 @@ def _t_candidates(
         m = _t_after_head_noun_of(head, obj)  # "a novel framework, PARL", "a GPT based model, Duolando"
         if m is not None:
             explicit.append((m.group("n"), m.start("n")))
-        for m in _T_APPOSED.finditer(head, obj, end):  # "we address these limitations with ClimODE, a ..."
-            found.append((m.group(1), m.start(1)))
+        found += _t_apposed(head, obj, end)  # "we address these limitations with ClimODE, a ..."
         m = _T_NAME_AT.match(head, obj)  # "we propose FooNet to ..."
         if m is not None:
             found.append((m.group("n"), m.start("n")))
@@ -1771,7 +1798,10 @@ def _t_candidates(
                     found.append((m.group("n"), at))
                     bonus[m.group("n")] = max(bonus.get(m.group("n"), 0), _T_DEFINED_BONUS)
         i = head.find("(", i + 1)
-    for m in _T_COMMA_CAPITAL.finditer(head):  # "a novel approach, GeneOH Diffusion, ...", "dataset, EQA-MX"
+    commas = list(_T_COMMA_CAPITAL.finditer(head))
+    if ": " in head:
+        commas = sorted(commas + list(_T_COLON_CAPITAL.finditer(head)), key=lambda m: m.start())
+    for m in commas:  # "a novel approach, GeneOH Diffusion, ...", "dataset, EQA-MX"
         noun = head[head.rfind(" ", 0, m.start()) + 1 : m.start()].lower()
         if noun in _T_HEAD_NOUNS or noun.removesuffix("s") in _T_HEAD_NOUNS:
             n = _T_NAME_AT.match(head, m.start() + 2)  # a name-like word, not "model, Claude 2"
@@ -2057,7 +2087,24 @@ _T_MARKUP = _LazyRe(
 _T_DOLLAR_WORD = _LazyRe(r"\$([A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,12})\$")
 
 
-_T_GLUED = _LazyRe(r"(?<=[a-z)])\.(?=[A-Z][a-z])")  # a sentence end with no space after it
+_T_DOT_CAPITAL = _LazyRe(r"\.(?=[A-Z][a-z])")  # (a literal first: the engine's fast path)
+
+
+def _t_unglue(head: str) -> str:
+    """A sentence end with no space after it gets one ("... editing.Our method, FLATTEN, ...": two
+    sentences): a full stop after a lowercase letter or ")" and before a capital and a lowercase
+    letter. (A regex with that lookbehind costs several times more: it has no literal to skip to.)"""
+    parts: list[str] = []
+    last = 0
+    for m in _T_DOT_CAPITAL.finditer(head, 1):
+        before = head[m.start() - 1]
+        if before == ")" or "a" <= before <= "z":
+            parts.append(head[last : m.end()])
+            last = m.end()
+    if not parts:
+        return head
+    parts.append(head[last:])
+    return " ".join(parts)
 
 
 def _t_lower(head: str) -> str:
@@ -2084,7 +2131,7 @@ def _t_head(abstract: str) -> str:
         if "\\" in head:  # \textbf{\textit{Thought Propagation} (TP)}: the outer one too
             head = _T_MARKUP.sub(_t_markup_words, head)
         head = _T_DOLLAR_WORD.sub(r"\1", head)
-    return " " + _T_GLUED.sub(". ", head)  # "... editing.Our method, FLATTEN, ...": two sentences
+    return " " + _t_unglue(head)
 
 
 def _derive(abstract: str) -> str:
