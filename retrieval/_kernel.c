@@ -25,6 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The interface retrieval.postings calls (its KERNEL_INTERFACE): what Kernel() and Kernel.top take
+ * and return. Raise it with every change to either, so a build left from older source (pip install
+ * not re-run) is refused by postings, which then ranks with numpy, instead of being called wrongly. */
+#define INTERFACE 2
+
 #define SEED_BLOCKS 8 /* blocks scored first (best bounds) when the short terms gave no threshold */
 #define MAX_NEED 1000 /* the top-k is an insertion list: larger pages use the numpy path */
 
@@ -881,6 +886,10 @@ PyInit__kernel(void)
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
+    if (PyModule_AddIntConstant(m, "INTERFACE", INTERFACE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     Py_INCREF(&KernelType);
     if (PyModule_AddObject(m, "Kernel", (PyObject *)&KernelType) < 0) {
         Py_DECREF(&KernelType);

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
+import warnings
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -399,6 +400,13 @@ except ImportError as exc:  # not built: no C compiler or Python headers at inst
 else:
     KERNEL_UNAVAILABLE = None
 
+#: The C kernel's interface this module calls: retrieval/_kernel.c's ``INTERFACE``, raised with every
+#: change to what ``Kernel()`` and ``Kernel.top`` take or return. A build of another interface (left
+#: from older source: ``pip install -e .`` not re-run after _kernel.c changed) is never called.
+KERNEL_INTERFACE = 2
+#: True when a stale build was found and dropped (this module warned once; callers need not repeat it).
+KERNEL_STALE = False
+
 _VARIANT_CODE = {"okapi": 0, "l": 1, "plus": 2}
 #: The C kernel keeps its top ``need`` in an insertion list: larger pages use the numpy path.
 C_MAX_NEED = 1000
@@ -406,8 +414,21 @@ C_MAX_NEED = 1000
 
 def compiled_kernel() -> str:
     """Which ranking kernel answers: ``"c"`` when the C extension is built, else ``"numpy"`` (the same
-    results; :data:`KERNEL_UNAVAILABLE` says why)."""
+    results; :data:`KERNEL_UNAVAILABLE` says why). A build whose ``INTERFACE`` is not
+    :data:`KERNEL_INTERFACE` is stale: it is dropped here, with one RuntimeWarning, and numpy ranks."""
+    global _kernel, KERNEL_UNAVAILABLE, KERNEL_STALE
+    if _kernel is not None and (found := getattr(_kernel, "INTERFACE", None)) != KERNEL_INTERFACE:
+        KERNEL_UNAVAILABLE = (
+            f"the built C ranking kernel ({getattr(_kernel, '__file__', _kernel)}) is stale: interface "
+            f"{'none' if found is None else found}, this code calls {KERNEL_INTERFACE}; rebuild it with "
+            "`pip install -e .`"
+        )
+        _kernel, KERNEL_STALE = None, True
+        warnings.warn(f"ranking with numpy, about 4x slower: {KERNEL_UNAVAILABLE}", RuntimeWarning, 2)
     return "c" if _kernel is not None else "numpy"
+
+
+compiled_kernel()  # a stale build is dropped at import, before any query can call it
 
 
 class Postings:

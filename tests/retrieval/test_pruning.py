@@ -9,6 +9,8 @@ import contextlib
 import os
 import subprocess
 import sys
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -240,6 +242,63 @@ def test_the_c_kernel_is_built_and_answers(synth_index):
     with kernel("numpy"):
         want = core.top(["model", "learn"], 10)
     assert docs.tolist() == want[0].tolist() and scores == want[1] and total == want[2]
+
+
+def test_a_stale_c_kernel_is_never_called_numpy_ranks_with_one_warning(synth_index, monkeypatch):
+    """A build left from older _kernel.c (another INTERFACE, or none: built before the constant) is
+    dropped by compiled_kernel() with one warning naming the rebuild; top() ranks with numpy."""
+    require_c_kernel()
+    core = synth_index.core
+    with kernel("numpy"):
+        want = core.top(["model", "learn"], 10)
+
+    class Stale:
+        def top(self, *args):
+            raise TypeError("words must be a sequence")  # what an old build said to today's call
+
+    for interface, said in ((postings.KERNEL_INTERFACE - 1, f"interface {postings.KERNEL_INTERFACE - 1},"),
+                            (None, "interface none,")):  # fmt: skip
+        monkeypatch.setattr(postings, "_kernel", _C)
+        monkeypatch.setattr(postings, "KERNEL_UNAVAILABLE", None)
+        monkeypatch.setattr(postings, "KERNEL_STALE", False)
+        if interface is None:
+            monkeypatch.delattr(_C, "INTERFACE")
+        else:
+            monkeypatch.setattr(_C, "INTERFACE", interface)
+        monkeypatch.setattr(core, "_c", Stale())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert postings.compiled_kernel() == "numpy"
+            assert postings.compiled_kernel() == "numpy"  # decided once: no second warning
+            docs, scores, total = core.top(["model", "learn"], 10)
+        why = postings.KERNEL_UNAVAILABLE
+        assert [str(w.message) for w in caught] == [f"ranking with numpy, about 4x slower: {why}"]
+        assert caught[0].category is RuntimeWarning
+        assert "is stale" in why and said in why and "`pip install -e .`" in why and _C.__file__ in why
+        assert postings._kernel is None and postings.KERNEL_STALE
+        assert docs.tolist() == want[0].tolist() and scores == want[1] and total == want[2]
+        monkeypatch.undo()
+    assert postings.compiled_kernel() == "c" and _C.INTERFACE == postings.KERNEL_INTERFACE
+
+
+#: The check in .ci/run after pip install: the C kernel is built *and* of this code's interface.
+CI_KERNEL_CHECK = (
+    "from retrieval import postings; "
+    "raise SystemExit(None if postings.compiled_kernel() == 'c' else f'ci: {postings.KERNEL_UNAVAILABLE}')"
+)
+
+
+def test_the_ci_check_fails_on_a_stale_kernel_and_passes_on_the_built_one():
+    assert CI_KERNEL_CHECK in (Path(__file__).parents[2] / ".ci" / "run").read_text()
+    stale = (
+        "import sys, types; m = types.ModuleType('retrieval._kernel'); m.Kernel = None; m.INTERFACE = 1\n"
+        "sys.modules['retrieval._kernel'] = m\n"
+    )
+    run = subprocess.run([sys.executable, "-c", stale + CI_KERNEL_CHECK], capture_output=True, text=True)
+    assert run.returncode == 1 and "stale" in run.stderr and "pip install -e ." in run.stderr
+    assert run.stderr.count("RuntimeWarning") == 1  # the one warning, then the check's own line
+    require_c_kernel()
+    assert subprocess.run([sys.executable, "-c", CI_KERNEL_CHECK], capture_output=True).returncode == 0
 
 
 def test_without_the_c_kernel_the_numpy_path_ranks_and_says_why():
