@@ -35,6 +35,7 @@ import Stemmer
 
 from retrieval._libc import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, die_with_parent, mallopt
 from retrieval.catalogue import CatalogueBuilder, CataloguePart, catalogue_part
+from retrieval.corpus import FilePiece, split_file
 from retrieval.errors import CorpusError
 from retrieval.models import Paper, SkippedBlock
 from retrieval.tokenize import STOPWORDS, analyze_word, surface_bytes
@@ -485,6 +486,10 @@ PARALLEL_MIN_BYTES = 8 << 20
 MAX_WORKERS = 2
 #: Papers per token chunk (any size gives the same index).
 CHUNK_DOCS = 10_000
+#: With worker processes, a plain-text file of more than a quarter of a worker's share of the corpus
+#: (and at least this many bytes) is split at blank lines into pieces of about that size, so that
+#: the workers' loads end together (5 files on 2 workers: 3 and 2 files without it)
+SPLIT_MIN_BYTES = 4 << 20
 
 
 @dataclass(slots=True)
@@ -507,6 +512,8 @@ class FileOutput:
     catalogue: CataloguePart
     chunks: list[TokenChunk]
     logs: list[tuple[str, int, str]]  # (logger, level, message) emitted in a worker
+    bad_line: int | None = None  # a piece of a file: its first line that is not UTF-8
+    ok: bool = True  # a piece of a file: the split holds (see retrieval.corpus.read_piece)
 
 
 _PROCESS_TOKENIZER: ChunkTokenizer | None = None
@@ -540,19 +547,24 @@ def process_file(
     chunk_docs: int = CHUNK_DOCS,
     tokenizer: ChunkTokenizer | None = None,
     capture_logs: bool = False,
+    piece: FilePiece | None = None,
 ) -> FileOutput:
-    """Parse one corpus file and make, for its records except those numbered in ``drop``, their
-    titles, catalogue part and token chunks (what :func:`retrieval.corpus.load_corpus` and
-    :func:`retrieval.index.build_index` make of them)."""
+    """Parse one corpus file (or a piece of it) and make, for its records except those numbered in
+    ``drop``, their titles, catalogue part and token chunks (what
+    :func:`retrieval.corpus.load_corpus` and :func:`retrieval.index.build_index` make of them)."""
     global _PROCESS_TOKENIZER
-    from retrieval.corpus import read_file, title_of
+    from retrieval.corpus import read_file, read_piece, title_of
 
     capture = _Capture() if capture_logs else None
     root = logging.getLogger("retrieval")
     if capture is not None:
         root.addHandler(capture)
     try:
-        result = read_file(path, display, headers)
+        bad_line, ok = None, True
+        if piece is None:
+            result = read_file(path, display, headers)
+        else:
+            result, bad_line, ok = read_piece(path, display, headers, piece)
         keys = [RecordKey(r.source, r.explicit_id, r.digest) for r in result.records]
         papers = [
             Paper(id="", title=title_of(r), authors=r.authors, et_al=r.et_al, area=r.area,
@@ -573,7 +585,7 @@ def process_file(
         if capture is not None:
             root.removeHandler(capture)
     logs = capture.records if capture is not None else []
-    return FileOutput(keys, result.skipped, result.cp1252, catalogue, chunks, logs)
+    return FileOutput(keys, result.skipped, result.cp1252, catalogue, chunks, logs, bad_line, ok)
 
 
 @dataclass(slots=True)
@@ -603,6 +615,7 @@ def build_corpus(
     workers: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     chunk_docs: int = CHUNK_DOCS,
+    split_bytes: int | None = None,
 ) -> CorpusBuild:
     """Read, de-duplicate and tokenize a corpus (see :func:`retrieval.corpus.load_corpus` for what
     is read, :func:`retrieval.index.build_index` for the arrays: both give the same).
@@ -616,6 +629,8 @@ def build_corpus(
         workers: Worker processes (default: one per core, at most :data:`MAX_WORKERS`, when the
             corpus has :data:`PARALLEL_MIN_BYTES` in two or more files; else none).
         progress: ``progress(stage, done, total)`` for the ``"parse"`` (files) stage.
+        split_bytes: Split plain-text files into pieces of about this many bytes (0: never; default:
+            see :data:`SPLIT_MIN_BYTES`). Any split gives the same result.
 
     Raises:
         CorpusError: The path is missing or holds no corpus file, or no paper could be loaded.
@@ -623,13 +638,22 @@ def build_corpus(
     from retrieval.corpus import area_key, canonical_areas, display_path, no_paper_error, scan
 
     files, ignored, displays = scan(path)
+    sizes = [f.stat().st_size for f in files]
+    auto = workers is None
     if workers is None:
-        size = sum(f.stat().st_size for f in files)
-        big = size >= PARALLEL_MIN_BYTES and len(files) > 1
-        workers = min(os.cpu_count() or 1, MAX_WORKERS) if big else 0
+        workers = min(os.cpu_count() or 1, MAX_WORKERS) if sum(sizes) >= PARALLEL_MIN_BYTES else 0
+    if split_bytes is None:
+        split_bytes = max(SPLIT_MIN_BYTES, sum(sizes) // (4 * workers)) if workers > 0 else 0
+    pieces = [
+        split_file(f, -(-size // split_bytes), headers) if split_bytes and size >= 2 * split_bytes else None
+        for f, size in zip(files, sizes, strict=True)
+    ]
+    if auto and sum(len(p) if p else 1 for p in pieces) < 2:
+        workers = 0  # one file, not split: nothing to share
     try:
         builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, displays, headers, spill, postings_spill, keep_tokens, workers, progress, chunk_docs
+            files, pieces, displays, headers, spill, postings_spill, keep_tokens, workers, progress,
+            chunk_docs,
         )
     except BrokenProcessPool as exc:
         # e.g. a script without an ``if __name__ == "__main__"`` guard (spawn re-runs it)
@@ -639,7 +663,7 @@ def build_corpus(
                 fh.seek(0)
                 fh.truncate()
         builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs
+            files, pieces, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs
         )
     if not kept:
         raise no_paper_error(path, skipped)
@@ -672,6 +696,7 @@ def build_corpus(
 
 def _read_files(
     files: Sequence[Path],
+    pieces: Sequence[Sequence[FilePiece] | None],
     displays: Sequence[str],
     headers: Sequence[str],
     spill: BinaryIO | None,
@@ -690,14 +715,16 @@ def _read_files(
         else None
     )
     tokenizer = ChunkTokenizer() if pool is None else None
+    # the work, in corpus order: a file, or each piece of a split file
+    units = [(i, piece) for i, split in enumerate(pieces) for piece in (split or [None])]
 
-    def run(i: int, drop: frozenset[int] = frozenset()) -> Future[FileOutput]:
+    def run(i: int, piece: FilePiece | None, drop: frozenset[int] = frozenset()) -> Future[FileOutput]:
         if pool is not None:
             return pool.submit(process_file, files[i], displays[i], headers, drop, keep_tokens=keep_tokens,
-                               chunk_docs=chunk_docs, capture_logs=True)  # fmt: skip
+                               chunk_docs=chunk_docs, capture_logs=True, piece=piece)  # fmt: skip
         done: Future[FileOutput] = Future()
         done.set_result(process_file(files[i], displays[i], headers, drop, keep_tokens=keep_tokens,
-                                     chunk_docs=chunk_docs, tokenizer=tokenizer))  # fmt: skip
+                                     chunk_docs=chunk_docs, tokenizer=tokenizer, piece=piece))  # fmt: skip
         return done
 
     builder = CatalogueBuilder(spill)
@@ -707,28 +734,47 @@ def _read_files(
     skipped: list[SkippedBlock] = []
     cp1252: list[str] = []
     window = max(1, 2 * workers)  # results waiting here stay few: bounded memory
-    pending = [run(i) for i in range(min(window, len(files)))]
+    pending = [run(*unit) for unit in units[:window]]
+    submitted = len(pending)
+
+    def next_output() -> FileOutput:
+        nonlocal submitted
+        out = pending.pop(0).result()
+        if submitted < len(units):
+            pending.append(run(*units[submitted]))
+            submitted += 1
+        return out
+
     try:
         for i in range(len(files)):
-            out = pending.pop(0).result()
-            if i + len(pending) + 1 < len(files):
-                pending.append(run(i + len(pending) + 1))
-            for name, level, message in out.logs:
-                logging.getLogger(name).log(level, "%s", message)
-            drop = frozenset(j for j, key in enumerate(out.keys) if not dedup.keep(key))
-            if drop:  # duplicates of papers read before: made again without them (rare)
-                again = run(i, drop).result()
-                if again.keys != out.keys:
-                    raise CorpusError(f"{displays[i]} changed while it was read; load the corpus again")
-                out = again
-            skipped += out.skipped
-            if out.cp1252:
+            outs = [(piece, next_output()) for piece in (pieces[i] or [None])]
+            holds = all(out.ok for _, out in outs) and any(out.keys or out.skipped for _, out in outs)
+            if pieces[i] is not None and not holds:
+                log.debug("%s: the split does not hold; reading the whole file", displays[i])
+                outs = [(None, run(i, None).result())]
+            bad_lines = [out.bad_line for _, out in outs if out.bad_line is not None]
+            if bad_lines:  # the pieces of a split file: one warning, as the whole file gives
+                logging.getLogger("retrieval.corpus").warning(
+                    "%s:%d: not valid UTF-8; read as Windows-1252", displays[i], min(bad_lines)
+                )
+            if any(out.cp1252 for _, out in outs):
                 cp1252.append(displays[i])
-            kept += [key for j, key in enumerate(out.keys) if j not in drop]
-            builder.add(out.catalogue)
-            for chunk in out.chunks:
-                merger.add(chunk)
-            del out
+            for piece, out in outs:
+                for name, level, message in out.logs:
+                    logging.getLogger(name).log(level, "%s", message)
+                drop = frozenset(j for j, key in enumerate(out.keys) if not dedup.keep(key))
+                if drop:  # duplicates of papers read before: made again without them (rare)
+                    again = run(i, piece, drop).result()
+                    if again.keys != out.keys:
+                        raise CorpusError(f"{displays[i]} changed while it was read; load the corpus again")
+                    out = again
+                skipped += out.skipped
+                kept += [key for j, key in enumerate(out.keys) if j not in drop]
+                builder.add(out.catalogue)
+                for chunk in out.chunks:
+                    merger.add(chunk)
+                del out
+            del outs
             if progress is not None:
                 progress("parse", i + 1, len(files))
     finally:

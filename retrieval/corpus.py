@@ -30,9 +30,11 @@ Areas
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import functools
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -465,9 +467,19 @@ class _Paper:
 
 
 def _segment(
-    lines: Sequence[str], gap: Sequence[bool], continuations: bool
-) -> list[_Paper | tuple[int, int]]:
-    """Papers and skipped runs ``(first, last)`` covering every line, in order (see above)."""
+    lines: Sequence[str], gap: Sequence[bool], continuations: bool, *, more: bool = False, begin: int = 0
+) -> tuple[list[_Paper | tuple[int, int]], bool]:
+    """Papers and skipped runs ``(first, last)`` covering every line from ``begin``, in order (see
+    above).
+
+    A piece of a file (see :func:`read_piece`): ``more`` says that the file goes on after ``lines``
+    past a blank line, and ``begin`` is where the piece proper starts (the lines before it, the end
+    of the previous piece, are read only to check the split). The second value says whether the
+    segmentation from ``begin`` is the whole file's: no paper that could start before ``begin``
+    (from the last blank line before it, and one line more) would end at or after it, and a paper
+    starts at ``begin``. Then the previous piece, read with ``more``, segments its lines as the whole
+    file does too (the costs are integers: the sums are exact), provided its own check holds.
+    """
     n = len(lines)
     prose = [_prose(x) for x in lines]
     inf = float("inf")
@@ -495,7 +507,10 @@ def _segment(
         if i + 2 < n:
             # the authors field: one line, or several when a wrapped list ends with a comma
             a = i + 1
-            while a + 2 < n and not gap[a + 1] and lines[a][-1:] in ",，" and not prose[a + 1]:
+            # (a piece of a file: ``more``, the next line is past a blank line)
+            while (a + 2 < n or more) and a + 1 < n and not gap[a + 1] and lines[a][-1:] in ",，" and (
+                not prose[a + 1]
+            ):
                 a += 1
             s = a + 1
             if s < n:
@@ -532,8 +547,14 @@ def _segment(
             cost, pick = _SKIP_COST + best[i + 1], None
         best[i] = cost
         choice[i] = pick
+    ok = True
+    if begin > 0:
+        last_gap = next((g for g in range(begin - 1, 0, -1) if gap[g]), 0)
+        ok = begin < n and gap[begin] and choice[begin] is not None and last_gap > 0 and all(
+            choice[i] is None or choice[i][1] < begin for i in range(last_gap - 1, begin)  # type: ignore[index]
+        )
     out: list[_Paper | tuple[int, int]] = []
-    i = 0
+    i = begin
     while i < n:
         pick = choice[i]
         if pick is None:
@@ -547,19 +568,22 @@ def _segment(
             a, e, _ = pick
             out.append(_Paper(i, (i + 1, a), (a + 1, e)))
             i = e + 1
-    return out
+    return out, ok
 
 
 def _looks_like_authors(line: str) -> bool:
     return not _prose(line) and ("," in line or "，" in line or "、" in line or " and " in line)
 
 
-def _skipped_reason(lines: Sequence[str], numbers: Sequence[int], first: int, last: int) -> tuple[int, str]:
-    """Where and why a run of lines could not be read as a paper: ``(line number, "field: why")``."""
+def _skipped_reason(
+    lines: Sequence[str], numbers: Sequence[int], first: int, last: int, more: bool = False
+) -> tuple[int, str]:
+    """Where and why a run of lines could not be read as a paper: ``(line number, "field: why")``
+    (``more``: the file goes on after ``lines``)."""
     run = lines[first : last + 1]
     count = len(run)
     expected = "expected an area line, an authors line, then the abstract"
-    if last == len(lines) - 1 and count <= 2 and not _prose(run[-1]):
+    if last == len(lines) - 1 and not more and count <= 2 and not _prose(run[-1]):
         field = "authors" if count == 1 else "abstract"
         ends = f"the file ends after {_preview(run[-1])} (an incomplete block)"
         return numbers[first], f"{field}: missing: {ends}"
@@ -604,6 +628,16 @@ class _Record:
     digest: bytes = b""
 
 
+@dataclass(slots=True)
+class _PieceLines:
+    """Where a piece's text is in its file (see :func:`read_piece`)."""
+
+    first_number: int  # the line number of its text's first line
+    proper_number: int  # the line number where the piece proper starts (after a blank line)
+    more: bool  # the file goes on after the piece
+    ok: bool = False  # set by the parse: the split holds (see :func:`_segment`)
+
+
 def _lines(text: str) -> list[str]:
     """Split on CRLF, CR or LF only (str.splitlines also splits on form feeds and U+2028)."""
     if "\r" in text:
@@ -627,15 +661,16 @@ def _preview(line: str) -> str:
 
 
 def _parse_text(
-    text: str, source: str, headers: Sequence[str] = (HEADER,)
+    text: str, source: str, headers: Sequence[str] = (HEADER,), piece: _PieceLines | None = None
 ) -> tuple[list[_Record], list[SkippedBlock]]:
-    """Parse the plain-text format by position; see the comment above :func:`_segment`."""
+    """Parse the plain-text format by position; see the comment above :func:`_segment`. For a
+    piece of a file, ``piece`` says where ``text`` is in it (and gets whether the split holds)."""
     lines: list[str] = []
     numbers: list[int] = []
     gap: list[bool] = []
     blank = True
     header_set = {h.strip() for h in headers if h.strip()}
-    for number, raw in enumerate(_lines(text), start=1):
+    for number, raw in enumerate(_lines(text), start=1 if piece is None else piece.first_number):
         line = _clean_line(raw)
         if not line:
             blank = True
@@ -647,12 +682,18 @@ def _parse_text(
         numbers.append(number)
         gap.append(blank)
         blank = False
-    continuations = any(gap[1:])  # a file without any blank line has one line per field
     records: list[_Record] = []
     skipped: list[SkippedBlock] = []
-    for part in _segment(lines, gap, continuations):
+    if piece is None:
+        continuations = any(gap[1:])  # a file without any blank line has one line per field
+        parts, _ = _segment(lines, gap, continuations)
+    else:  # a file split at a blank line has blank lines
+        begin = bisect.bisect_left(numbers, piece.proper_number)
+        parts, piece.ok = _segment(lines, gap, True, more=piece.more, begin=begin)
+    more = piece is not None and piece.more
+    for part in parts:
         if isinstance(part, tuple):
-            number, reason = _skipped_reason(lines, numbers, *part)
+            number, reason = _skipped_reason(lines, numbers, *part, more)
             skipped.append(SkippedBlock(source, number, reason))
             continue
         names, et_al = parse_authors(_join_lines(lines[part.authors[0] : part.authors[1] + 1]))
@@ -872,22 +913,24 @@ def _cp1252_fallback(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error("paperbot-cp1252", _cp1252_fallback)
 
 
-def _decode(data: bytes) -> tuple[str, int | None]:
+def _decode(data: bytes, *, start: bool = True) -> tuple[str, int | None]:
     """Bytes to text: UTF-16 when a BOM says so, else UTF-8 (BOM dropped); a file that is not valid
-    UTF-8 is read as Windows-1252 (never with U+FFFD replacement characters).
+    UTF-8 is read as Windows-1252 (never with U+FFFD replacement characters). ``start=False``: the
+    bytes are a piece of a file after its start, at a line start (UTF-8 or Windows-1252; each line
+    decodes as in the whole file).
 
     Returns:
         The text, and for a Windows-1252 file the line number of its first byte that is not UTF-8.
     """
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if start and data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return data.decode("utf-16", errors="replace"), None
     try:
-        return data.decode("utf-8-sig"), None
+        return data.decode("utf-8-sig" if start else "utf-8"), None
     except UnicodeDecodeError as exc:
         first_bad = data.count(b"\n", 0, exc.start) + 1
     # Line by line, so a UTF-8 file with one pasted Windows-1252 line keeps its other lines intact.
     out: list[str] = []
-    for raw in data.removeprefix(codecs.BOM_UTF8).split(b"\n"):
+    for raw in (data.removeprefix(codecs.BOM_UTF8) if start else data).split(b"\n"):
         try:
             out.append(raw.decode("utf-8"))
         except UnicodeDecodeError:
@@ -922,6 +965,136 @@ def _read_file(path: Path, display: str, headers: Sequence[str] = (HEADER,)) -> 
     if not records and not skipped:
         skipped.append(SkippedBlock(display, 1, "file: no paper in it (only a header?)"))
     return _FileResult(records, skipped, bad_line is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class FilePiece:
+    """A byte range of a plain-text file, split at blank lines (see :func:`split_file`): its text is
+    read from ``start`` (the end of the previous piece, to check the split), the piece proper from
+    ``proper`` (after a blank line) to ``stop``."""
+
+    start: int
+    proper: int
+    stop: int
+    first_number: int  # the line number at ``start``
+    proper_number: int  # the line number at ``proper``
+    newlines: int  # b"\n" bytes before ``start``
+    last: bool
+
+
+#: bytes of the previous piece a piece reads again (to check the split: a few blocks are enough)
+_OVERLAP = 32 << 10
+#: bytes read around a split point to find a paper start there
+_SPLIT_WINDOW = 64 << 10
+
+
+
+
+def _paper_start_near(data: bytes, at: int, headers: Sequence[str]) -> int | None:
+    """The byte offset of a line after ``at`` where a paper likely starts after a blank line: the
+    window's own segmentation has a paper there, after a paper, a third of the way in or more (the
+    pieces' checks say whether the whole file's segmentation agrees)."""
+    begin = data.find(b"\n", at) + 1
+    if begin == 0:
+        return None
+    end = data.find(b"\n", begin + _SPLIT_WINDOW)
+    end = len(data) if end == -1 else end
+    window = data[begin:end]
+    text, _ = _decode(window, start=False)
+    raw_starts = [0, *(m.end() for m in re.finditer(b"\n", window))]
+    header_set = {h.strip() for h in headers if h.strip()}
+    lines: list[str] = []
+    gap: list[bool] = []
+    where: list[int] = []
+    blank = True
+    for k, raw in enumerate(text.split("\n")):
+        line = _clean_line(raw)
+        if not line or line in header_set or line.rstrip(" :：") in header_set:
+            blank = True
+            continue
+        lines.append(line)
+        gap.append(blank)
+        where.append(raw_starts[k])
+        blank = False
+    parts, _ = _segment(lines, gap, True, more=True)
+    for before, part in itertools.pairwise(parts):
+        if isinstance(part, _Paper) and isinstance(before, _Paper) and part.area >= len(lines) // 3 and (
+            gap[part.area] and before.abstract[1] == part.area - 1
+        ):
+            return begin + where[part.area]
+    return None
+
+
+def split_file(path: Path, pieces: int, headers: Sequence[str] = (HEADER,)) -> list[FilePiece] | None:
+    """A plain-text corpus file in about ``pieces`` byte ranges split at blank lines where a paper
+    starts, or None when it is not to be split (JSON Lines, UTF-16, binary, unreadable, CR-only line
+    ends, or no such place).
+
+    Reading the pieces with :func:`read_piece` gives what :func:`read_file` gives for the whole file,
+    whenever each piece's check holds (the caller reads the whole file otherwise).
+    """
+    if pieces < 2 or path.suffix.lower() not in TEXT_SUFFIXES:
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\x00" in data[:8192] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return None
+    if data.count(b"\r") != data.count(b"\r\n"):
+        return None  # a lone CR ends a line too: not split
+    size = len(data)
+    bounds = [0]
+    for k in range(1, pieces):
+        found = _paper_start_near(data, max(size * k // pieces, bounds[-1] + 1), headers)
+        if found is not None and found < size:
+            bounds.append(found)
+    return _pieces(data, bounds) if len(bounds) > 1 else None
+
+
+def _pieces(data: bytes, bounds: Sequence[int]) -> list[FilePiece]:
+    """The pieces of ``data`` whose proper parts start at ``bounds`` (the first at 0; each other one
+    at a line start after a blank line)."""
+    out = []
+    for k, proper in enumerate(bounds):
+        start = proper
+        if k > 0:  # a line start about _OVERLAP bytes back, not before the previous piece
+            back = proper - _OVERLAP
+            start = bounds[k - 1] if back <= bounds[k - 1] else data.index(b"\n", back) + 1
+        stop = bounds[k + 1] if k + 1 < len(bounds) else len(data)
+        newlines = data.count(b"\n", 0, start)
+        last = k + 1 == len(bounds)
+        proper_number = data.count(b"\n", 0, proper) + 1
+        out.append(FilePiece(start, proper, stop, newlines + 1, proper_number, newlines, last))
+    return out
+
+
+def read_piece(
+    path: Path, display: str, headers: Sequence[str], piece: FilePiece
+) -> tuple[_FileResult, int | None, bool]:
+    """One piece's records (with their content digests) and what was skipped; never raises.
+
+    Returns:
+        The piece's result; the line number of its first byte that is not UTF-8 (the overlap with
+        the previous piece included), or None; and whether the split holds (see :func:`_segment`):
+        if not, or if the pieces of a file give neither a record nor a skipped block, the caller
+        reads the whole file instead.
+    """
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(piece.start)
+            data = fh.read(piece.stop - piece.start)
+        if len(data) != piece.stop - piece.start:
+            return _FileResult([], []), None, False
+        text, bad_line = _decode(data, start=piece.start == 0)
+        where = _PieceLines(piece.first_number, piece.proper_number, not piece.last)
+        records, skipped = _parse_text(text, display, headers, where)
+    except Exception:  # whatever it is, reading the whole file reports it
+        return _FileResult([], []), None, False
+    for record in records:
+        record.digest = content_digest(record.authors, record.abstract)
+    bad = None if bad_line is None else piece.newlines + bad_line
+    return _FileResult(records, skipped, bad is not None), bad, where.ok
 
 
 # --------------------------------------------------------------------------------------------------
