@@ -1041,7 +1041,7 @@ def split_file(path: Path, pieces: int, headers: Sequence[str] = (HEADER,)) -> l
         return None
     if b"\x00" in data[:8192] or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return None
-    if data.count(b"\r") != data.count(b"\r\n"):
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
         return None  # a lone CR ends a line too: not split
     size = len(data)
     bounds = [0]
@@ -1056,16 +1056,17 @@ def _pieces(data: bytes, bounds: Sequence[int]) -> list[FilePiece]:
     """The pieces of ``data`` whose proper parts start at ``bounds`` (the first at 0; each other one
     at a line start after a blank line)."""
     out = []
+    counted, newlines = 0, 0  # newlines before ``counted`` (one pass over the file in all)
     for k, proper in enumerate(bounds):
         start = proper
         if k > 0:  # a line start about _OVERLAP bytes back, not before the previous piece
             back = proper - _OVERLAP
             start = bounds[k - 1] if back <= bounds[k - 1] else data.index(b"\n", back) + 1
         stop = bounds[k + 1] if k + 1 < len(bounds) else len(data)
-        newlines = data.count(b"\n", 0, start)
+        before_start = newlines + data.count(b"\n", counted, start)
+        counted, newlines = proper, before_start + data.count(b"\n", start, proper)
         last = k + 1 == len(bounds)
-        proper_number = data.count(b"\n", 0, proper) + 1
-        out.append(FilePiece(start, proper, stop, newlines + 1, proper_number, newlines, last))
+        out.append(FilePiece(start, proper, stop, before_start + 1, newlines + 1, before_start, last))
     return out
 
 
