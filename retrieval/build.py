@@ -325,8 +325,15 @@ class Merger:
 
     def add(self, chunk: TokenChunk) -> None:
         vocab = self._vocab
-        add = vocab.setdefault
-        ids = np.asarray([add(t, len(vocab)) for t in chunk.terms], dtype=np.int32)
+        # known terms' ids, then the next ids for the new ones in the chunk's order (its terms are
+        # distinct): C-level look-ups and one dict update, no Python call per term
+        known = map(vocab.get, chunk.terms, itertools.repeat(-1))
+        ids = np.fromiter(known, dtype=np.int32, count=len(chunk.terms))
+        new = ids < 0
+        n_new = int(np.count_nonzero(new))
+        if n_new:
+            ids[new] = np.arange(len(vocab), len(vocab) + n_new, dtype=np.int32)
+            vocab.update(zip(itertools.compress(chunk.terms, new.tolist()), ids[new].tolist(), strict=True))
         end = self._n_stream + int(chunk.stream_len.sum())
         positions = chunk.positions.astype(np.int32 if end < 2**31 else np.int64) + self._n_stream
         big = [(chunk.post_docs + self._n_docs).astype(np.int32), chunk.post_tf, positions]
