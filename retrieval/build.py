@@ -493,9 +493,10 @@ PARALLEL_MIN_BYTES = 8 << 20
 MAX_WORKERS = 2
 #: Papers per token chunk (any size gives the same index).
 CHUNK_DOCS = 10_000
-#: With worker processes, a plain-text file of more than a quarter of a worker's share of the corpus
-#: (and at least this many bytes) is split at blank lines into pieces of about that size, so that
-#: the workers' loads end together (5 files on 2 workers: 3 and 2 files without it)
+#: With worker processes, a plain-text file of 1.5 times an eighth of the corpus (a quarter of a
+#: worker's share; and at least this many bytes) or more is split at blank lines into pieces of
+#: about that size, so that the workers' loads end together (5 files on 2 workers: 3 and 2 files
+#: without it, 5 and 5 pieces with it)
 SPLIT_MIN_BYTES = 4 << 20
 
 
@@ -651,16 +652,17 @@ def build_corpus(
         workers = min(os.cpu_count() or 1, MAX_WORKERS) if sum(sizes) >= PARALLEL_MIN_BYTES else 0
     if split_bytes is None:
         split_bytes = max(SPLIT_MIN_BYTES, sum(sizes) // (4 * workers)) if workers > 0 else 0
-    pieces = [
-        split_file(f, -(-size // split_bytes), headers) if split_bytes and size >= 2 * split_bytes else None
-        for f, size in zip(files, sizes, strict=True)
-    ]
-    if auto and sum(len(p) if p else 1 for p in pieces) < 2:
-        workers = 0  # one file, not split: nothing to share
+    pieces: list[list[FilePiece] | None] | None = None  # found while the workers start, if any
+    if auto and workers > 0 and len(files) == 1:
+        pieces = _split_files(files, sizes, headers, split_bytes)
+        if pieces[0] is None:
+            workers = 0  # one file, not split: nothing to share
+    def plan() -> list[list[FilePiece] | None]:
+        return pieces if pieces is not None else _split_files(files, sizes, headers, split_bytes)
+
     try:
         builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, pieces, displays, headers, spill, postings_spill, keep_tokens, workers, progress,
-            chunk_docs,
+            files, plan, displays, headers, spill, postings_spill, keep_tokens, workers, progress, chunk_docs
         )
     except BrokenProcessPool as exc:
         # e.g. a script without an ``if __name__ == "__main__"`` guard (spawn re-runs it)
@@ -670,7 +672,7 @@ def build_corpus(
                 fh.seek(0)
                 fh.truncate()
         builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, pieces, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs
+            files, plan, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs
         )
     if not kept:
         raise no_paper_error(path, skipped)
@@ -701,9 +703,20 @@ def build_corpus(
     )
 
 
+def _split_files(
+    files: Sequence[Path], sizes: Sequence[int], headers: Sequence[str], split_bytes: int
+) -> list[list[FilePiece] | None]:
+    """Each file's pieces (see :data:`SPLIT_MIN_BYTES`), or None for a file read whole."""
+    big = 1.5 * split_bytes
+    return [
+        split_file(f, round(size / split_bytes), headers) if split_bytes and size >= big else None
+        for f, size in zip(files, sizes, strict=True)
+    ]
+
+
 def _read_files(
     files: Sequence[Path],
-    pieces: Sequence[Sequence[FilePiece] | None],
+    plan: Callable[[], Sequence[Sequence[FilePiece] | None]],
     displays: Sequence[str],
     headers: Sequence[str],
     spill: BinaryIO | None,
@@ -722,6 +735,7 @@ def _read_files(
         else None
     )
     tokenizer = ChunkTokenizer() if pool is None else None
+    pieces = plan()  # (the pool's processes start meanwhile)
     # the work, in corpus order: a file, or each piece of a split file
     units = [(i, piece) for i, split in enumerate(pieces) for piece in (split or [None])]
 

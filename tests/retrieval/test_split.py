@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import retrieval.build as build_module
-from retrieval.corpus import HEADER, _decode, _pieces, read_file, read_piece, split_file
+from retrieval.corpus import HEADER, _decode, _pieces, load_corpus, read_file, read_piece, split_file
 from tests.retrieval.fixtures import pasted_corpus
 from tests.retrieval.test_build import assert_open_index_equals_load_and_build, write_corpus_with_duplicates
 
@@ -174,3 +174,24 @@ def test_a_file_that_cannot_be_split_is_read_whole(tmp_path, n):
     utf16.write_bytes(pasted_corpus.text("\n").encode("utf-16"))
     for path in (jsonl, cr, utf16):
         assert split_file(path, n) is None
+
+
+def test_five_equal_files_on_two_workers_go_in_ten_pieces(tmp_path, monkeypatch):
+    """One worker would do three of five files; in halves, each does five pieces."""
+    monkeypatch.setattr(build_module, "SPLIT_MIN_BYTES", 1000)
+    folder = tmp_path / "five"
+    folder.mkdir()
+    text = SEEDS[0].read_text(encoding="utf-8")
+    for k in range(5):  # equal sizes (the same papers: duplicates)
+        (folder / f"f{k}.txt").write_text(text, encoding="utf-8")
+    asked = []
+    real = build_module.split_file
+
+    def spy(path, n, headers):
+        asked.append(n)
+        return real(path, n, headers)
+
+    monkeypatch.setattr(build_module, "split_file", spy)
+    built = build_module.build_corpus(folder, (HEADER,), workers=2)
+    assert asked == [2] * 5
+    assert len(built.merged.doc_len) == len(load_corpus(folder).papers) == 20
