@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -129,6 +130,10 @@ async def build_in_subprocess(
     )
     error: str | None = None
     summary: dict[str, Any] | None = None
+    # stderr is drained beside stdout, not after it: a worker that writes more than the pipe holds
+    # (~64 KiB of warnings) to stderr would otherwise block, and both sides would wait for ever.
+    assert process.stderr is not None  # noqa: S101 - PIPE was requested
+    stderr_read = asyncio.ensure_future(process.stderr.read())
     try:
         assert process.stdout is not None  # noqa: S101 - PIPE was requested
         async for raw in process.stdout:
@@ -144,12 +149,16 @@ async def build_in_subprocess(
                 error = str(message["error"])
             elif isinstance(message.get("done"), dict):
                 summary = message["done"]
-        stderr = (await process.stderr.read()).decode("utf-8", "replace") if process.stderr else ""
+        stderr = (await stderr_read).decode("utf-8", "replace")
         code = await process.wait()
     finally:
         if process.returncode is None:  # cancelled: stop the worker, do not leave it running
             process.kill()
             await process.wait()
+        if not stderr_read.done():
+            stderr_read.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await stderr_read
         if process.stdin is not None:
             process.stdin.close()
     if summary is None or code != 0:

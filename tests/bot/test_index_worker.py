@@ -202,3 +202,29 @@ async def test_reindex_sizes_the_corpus_off_the_event_loop(harness, monkeypatch)
     monkeypatch.setattr(engine_module, "corpus_bytes", spy)
     await harness.bot.engine.reindex()
     assert seen and all(t != loop_thread for t in seen)
+
+
+async def test_a_worker_that_writes_much_to_stderr_does_not_hang_the_reindex(tmp_path, monkeypatch):
+    # More than a pipe holds (64 KiB) written to stderr before the build: the parent must drain stderr
+    # while it reads stdout, or the worker blocks on its write and the reindex waits for ever.
+    import asyncio
+
+    import bot.index_worker as worker
+    from retrieval.index import BM25Params
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import sys\nfor i in range(4000):\n    sys.stderr.write(f'warning {i}: ' + 'x' * 80 + chr(10))\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    seed = sorted((ROOT / "data" / "corpus").iterdir())[0]
+    (corpus / seed.name).write_bytes(seed.read_bytes())
+    index, report = await asyncio.wait_for(
+        worker.build_in_subprocess(corpus, BM25Params(), cache_dir=tmp_path / "cache", previous=None),
+        timeout=60,
+    )
+    assert len(index.papers) > 0 and report.extra["worker"] == "subprocess"
