@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.errors import ReindexFailed, ReindexInProgress
 from bot.store import StoreError
+from bot.threads import to_thread_releasing
 from retrieval._libc import M_MMAP_THRESHOLD, mallopt
 from retrieval.corpus import corpus_files
 from retrieval.errors import RetrievalError, UnknownPaperError
@@ -295,7 +296,7 @@ class Engine:
                     headers=self.settings.corpus_headers,
                 )
             else:
-                index, report = await asyncio.to_thread(
+                index, report = await to_thread_releasing(
                     open_index,
                     corpus,
                     self.settings.bm25,

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bot.threads import to_thread_releasing
 from retrieval._libc import die_with_parent as _die_with_parent
 from retrieval.index import BM25Params, Index, id_diff, open_index
 from retrieval.models import IngestReport, SkippedBlock
@@ -167,7 +168,7 @@ async def build_in_subprocess(
 
     # The worker left a current cache file: opening it maps the arrays (no copy) in a thread.
     index, loaded = await asyncio.to_thread(open_index, corpus, params, cache_dir=cache_dir, headers=headers)
-    added, removed, unchanged = await asyncio.to_thread(id_diff, index.papers, previous)
+    added, removed, unchanged = await to_thread_releasing(id_diff, index.papers, previous)
     extra = dict(loaded.extra, **summary["extra"])
     extra.update(worker="subprocess", swap_seconds=time.perf_counter() - started)
     report = IngestReport(

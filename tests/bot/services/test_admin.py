@@ -94,6 +94,24 @@ async def test_a_reindex_names_removed_papers_without_keeping_the_old_index(
     assert outcome.titles[leaving.id] == leaving.title
 
 
+async def test_the_old_index_is_taken_apart_even_when_the_build_thread_is_slow_to_let_go(
+    services, tmp_path, monkeypatch
+):
+    # Under load the executor's thread can still hold the build's arguments (the old index among
+    # them) when the reindex resumes; the old index must be freed in pieces all the same.
+    import bot.engine
+    from tests.bot.test_threads import SlowToForget
+
+    asyncio.get_running_loop().set_default_executor(SlowToForget())
+    first_file = sorted(CORPUS.iterdir())[0]
+    (tmp_path / first_file.name).write_bytes(first_file.read_bytes())
+    dismantled: list[object] = []
+    monkeypatch.setattr(bot.engine, "_dismantle", lambda index, step=2000: dismantled.append(1))
+    outcome = await services.admin.reindex(services.admin.plan_reindex(str(tmp_path)))
+    assert outcome.error is None
+    assert dismantled == [1]
+
+
 async def test_stats_are_the_engines_and_the_stores(services, corpus_ids):
     await services.library.save(ALICE, corpus_ids[0])
     stats = await services.admin.stats()
