@@ -497,7 +497,9 @@ def _snippet(paper: Paper, q: _SnippetQuery, limit: int) -> Snippet:
                     matched[i] = None
     # The best sentence: the highest sum of idf weights (all positive) of the distinct tokens it
     # holds, the earliest on a tie; the first sentence when none holds a token.
-    score = {i: sum(weights[t] for t in f) for i, f in found.items()}
+    # math.fsum: exactly rounded, so the order a set yields its tokens in (it varies with the hash
+    # seed) never decides a tie between two sentences holding the same tokens.
+    score = {i: math.fsum(weights[t] for t in f) for i, f in found.items()}
     best = max(score, key=lambda i: (score[i], -i)) if score else 0
     chosen = [best]
 
@@ -508,7 +510,7 @@ def _snippet(paper: Paper, q: _SnippetQuery, limit: int) -> Snippet:
         # A second sentence: the one adding most weight of terms the best one lacks (only a sentence
         # holding a token can); if none adds anything, the one that follows the best.
         lacking = found[best]
-        gain = {i: sum(weights[t] for t in f - lacking) for i, f in found.items() if i != best}
+        gain = {i: math.fsum(weights[t] for t in f - lacking) for i, f in found.items() if i != best}
         second = max(gain, key=lambda i: (gain[i], score[i], -abs(i - best))) if gain else -1
         if second < 0 or gain[second] == 0:
             second = best + 1 if best + 1 < len(spans) else best - 1

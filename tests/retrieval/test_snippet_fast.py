@@ -3,6 +3,8 @@ sentences' tokens found and the highlighted spans are exactly those of the full 
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,13 +68,13 @@ def reference_snippet(paper: Paper, stems: set[str], index=None, limit: int = SN
         return Snippet(text="", sentences=(), matches=())
     found = [stems & set(tokenize(text[a:b])) for a, b in spans]
     weights = {t: _idf(index, t) for t in stems}
-    scored = [(sum(weights[t] for t in f), i, f) for i, f in enumerate(found)]
+    scored = [(math.fsum(weights[t] for t in f), i, f) for i, f in enumerate(found)]
     best = max(scored, key=lambda s: (s[0], -s[1]))
     chosen = [best[1]]
     if best[0] > 0 and len(spans) > 1:
 
         def gain(s):
-            return sum(weights[t] for t in s[2] - best[2])
+            return math.fsum(weights[t] for t in s[2] - best[2])
 
         others = [s for s in scored if s[1] != best[1]]
         second = max(others, key=lambda s: (gain(s), s[0], -abs(s[1] - best[1])))
