@@ -37,11 +37,18 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["KEYPHRASE_VERSION", "MAX_WORDS", "describe", "names_the_topic"]
+__all__ = [
+    "KEYPHRASE_VERSION",
+    "MAX_WORDS",
+    "coins_a_word_missed",
+    "describe",
+    "names_the_topic",
+    "opens_with_a_term",
+]
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
 #: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
-KEYPHRASE_VERSION = "keyphrase-2026.3"
+KEYPHRASE_VERSION = "keyphrase-2026.4"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
 MAX_WORDS = 14
@@ -307,6 +314,34 @@ def _describe(head: str, name: str | None = None) -> str:
     ):
         phrase.pop()
     return " ".join(phrase) if len(phrase) >= 2 else ""
+
+
+# a coined word: a capital or a digit after its first letter (HyperAttention, SWE-bench, Magic123, GPT-4)
+_COINED = re.compile(r"\b(?:[A-Za-z]+[A-Z0-9][\w-]*|[\w-]*\d[\w-]*[A-Za-z][\w-]*)")
+_TERM_STRIP = ".,;:()\"'`"
+
+
+def opens_with_a_term(phrase: str, head: str, times: int = _TOPIC_TIMES) -> bool:
+    """Whether ``phrase`` opens with two words the text says together ``times`` times ("Beam
+    Enumeration to exhaustively enumerate ...", "shadow cones framework, ..."): the rules' phrase
+    then starts with the paper's own term, which a title keeps."""
+    first = [w.strip(_TERM_STRIP).lower() for w in phrase.split()[:2]]
+    if len(first) < 2 or len(first[0]) < 2 or len(first[1]) < 2:
+        return False
+    return head.lower().count(" ".join(first)) >= times
+
+
+def coins_a_word_missed(phrase: str, key: str, name: str | None = None) -> bool:
+    """Whether ``phrase`` holds a coined word of three characters or more (see :data:`_COINED`)
+    that the key phrase ``key`` lacks and that is not the title's ``name``: the rules' phrase names
+    something (SWE-bench, HyperAttention, Magic123) the key words do not."""
+    lower = key.casefold()
+    own = name.casefold() if name else None
+    for m in _COINED.finditer(phrase):
+        word = m.group(0).casefold()
+        if len(word) > 2 and word not in lower and word != own:
+            return True
+    return False
 
 
 def names_the_topic(phrase: str, head: str, times: int = _TOPIC_TIMES) -> bool:

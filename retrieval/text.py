@@ -2054,12 +2054,12 @@ def _t_after_name(head: str, end: int) -> str:
 
 
 def _t_description(head: str, name: str | None, at: int, statements: list[tuple[int, int, str]]) -> str:
-    """What the paper contributes, as a short phrase: the rules' phrase (:func:`_t_rule_description`)
-    when it is the long form of the name's acronym or holds a word the abstract repeats, else the
-    key-phrase description (the hook above: "Semi-supervised learning setting" -> "Collecting
-    gold-standard phenotype data with ACPs"), else still the rules' phrase. The key phrase costs a
-    pass over the words, so it is asked for only when the rules' phrase misses the topic (about one
-    abstract in seven; the module's ``names_the_topic`` decides, with a few ``str.count``)."""
+    """What the paper contributes, as a short phrase: the key-phrase description (the hook above:
+    "Semi-supervised learning setting" -> "Collecting gold-standard phenotype data with ACPs"), unless
+    the rules' phrase (:func:`_t_rule_description`) is the long form of the name's acronym, opens
+    with a term the abstract repeats ("Beam Enumeration to ...") or holds a coined word the key
+    phrase lacks ("SWE-bench, an evaluation framework ..."); else still the rules' phrase. The key
+    phrase is asked for every paper: its word pass is compiled (retrieval/_keyphrase.c)."""
     phrase = _t_rule_description(head, name, at, statements)
     hook = _describe()
     if hook is None:
@@ -2068,15 +2068,21 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
         name, head[max(0, at - 200) : at - 1]
     ):
         return phrase  # "SSCP: Single-Step Completion Policy"
-    topical = getattr(_keyphrase_module(), "names_the_topic", None)
-    if topical is not None and topical(phrase, head):
+    module = _keyphrase_module()
+    opens = getattr(module, "opens_with_a_term", None)
+    if opens is not None and opens(phrase, head):
         return phrase
     try:  # the key words of the abstract (retrieval/keyphrase.py)
         key = hook(head, name)
     except Exception:  # the description is optional: the rules' own one stands
         logger.exception("keyphrase.describe failed; keeping the rules' description")
         key = ""
-    return _capitalize(key) if key else phrase
+    if not key:
+        return phrase
+    coins = getattr(module, "coins_a_word_missed", None)
+    if coins is not None and coins(phrase, key, name):
+        return phrase
+    return _capitalize(key)
 
 
 _T_MARKUP = _LazyRe(

@@ -211,3 +211,52 @@ def test_a_sentence_end_without_its_space_ends_the_phrase():
     )
     phrase = describe(_head(abstract))
     assert phrase and "." not in phrase, phrase
+
+
+def test_the_rules_phrase_stays_when_it_opens_with_the_papers_repeated_term():
+    from retrieval.keyphrase import opens_with_a_term
+
+    head = " We propose Beam Enumeration to enumerate. Beam Enumeration is fast; beam enumeration"
+    assert opens_with_a_term("Beam Enumeration to exhaustively enumerate", head)
+    assert not opens_with_a_term("Beam search to enumerate", head)
+    assert not opens_with_a_term("Beam", head)
+
+
+def test_the_rules_phrase_stays_when_it_coins_a_word_the_key_phrase_lacks():
+    from retrieval.keyphrase import coins_a_word_missed
+
+    rules = "SWE-bench, an evaluation framework of 2,294 problems"
+    assert coins_a_word_missed(rules, "software engineering problems from GitHub issues")
+    assert not coins_a_word_missed(rules, "SWE-bench of software engineering problems")
+    assert not coins_a_word_missed(rules, "software engineering problems", name="SWE-bench")
+    assert not coins_a_word_missed("an evaluation framework of problems", "software problems")
+
+
+_BEAM = (
+    "Generative molecular design with language-based molecular generative models samples many sub-sequences, "
+    "and molecular generative models rarely explain which molecular substructures matter for sample "
+    "efficiency. We propose Beam Enumeration to exhaustively enumerate the most probable sub-sequences from "
+    "language-based molecular generative models and show that molecular substructures can be extracted from "
+    "them. When coupled with reinforcement learning, the extracted molecular substructures make the "
+    "generative models explainable and improve sample efficiency. Beam Enumeration is general, and Beam "
+    "Enumeration improves sample efficiency of molecular generative models on drug discovery tasks with an "
+    "oracle budget of a few thousand calls."
+)
+_SWE = (
+    "Language models resolve few real software engineering problems drawn from GitHub issues, and evaluating "
+    "language models on real software engineering problems is hard. We introduce SWE-bench, an evaluation "
+    "framework of 2,294 software engineering problems drawn from real GitHub issues and corresponding pull "
+    "requests across 12 popular Python repositories. Given a codebase along with a description of an issue "
+    "to be resolved, a language model is tasked with editing the codebase to address the issue. Resolving "
+    "issues in SWE-bench frequently requires understanding and coordinating changes across multiple "
+    "functions, classes, and even files simultaneously, calling for language models to interact with "
+    "execution environments."
+)
+
+
+def test_a_derived_title_keeps_the_term_and_the_coined_word_of_the_rules_phrase():
+    # the key phrase is asked for every paper, but a title keeps the paper's own term and its coined
+    # word (the key phrases here: "Probable sub-sequences from language-based molecular generative
+    # models", "2,294 software engineering problems drawn from real GitHub issues ...")
+    assert derive_title(_BEAM).startswith("Beam Enumeration to exhaustively enumerate")
+    assert derive_title(_SWE).startswith("SWE-bench, an evaluation framework")
