@@ -43,12 +43,14 @@ __all__ = [
     "coins_a_word_missed",
     "describe",
     "names_the_topic",
+    "opens_with_a_name",
     "opens_with_a_term",
+    "opens_with_its_subject",
 ]
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
 #: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
-KEYPHRASE_VERSION = "keyphrase-2026.4"
+KEYPHRASE_VERSION = "keyphrase-2026.5"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
 MAX_WORDS = 14
@@ -76,6 +78,8 @@ _BREAK = frozenset(
     investigate investigates investigated apply applies applied yields yield lead leads led suffer suffers
     give gives given take takes taken obtain obtains obtained perform performs performed exhibit exhibits
     offer offers learns become becomes becoming contain contains containing need needs needed lack lacks
+    produce produces generate generates excel excels vary varies fail fails struggle struggles tend tends
+    rely relies capture captures empower empowers depend depends
     significantly substantially effectively efficiently particularly specifically typically generally
     recently notably especially widely largely mainly highly usually commonly well many much new novel
     first paper work approach method methods results experiments extensive various different several
@@ -84,7 +88,8 @@ _BREAK = frozenset(
     """.split()
 )
 # the subjects after which the next word is a verb ("we design ...", "it remains ...")
-_SUBJECTS = frozenset("we they it i which who".split())
+# (and the modals: "SAE metrics can distinguish ...")
+_SUBJECTS = frozenset("we they it i which who can could may might would must should will cannot".split())
 _THEN = frozenset("then also further first thus therefore here now still finally additionally".split())
 _ADVERB_NOT = frozenset("anomaly family assembly supply reply apply italy rely fly ally only".split())
 # the connectors a second phrase may be joined with (the word the text itself puts before it)
@@ -329,6 +334,35 @@ def opens_with_a_term(phrase: str, head: str, times: int = _TOPIC_TIMES) -> bool
     if len(first) < 2 or len(first[0]) < 2 or len(first[1]) < 2:
         return False
     return head.lower().count(" ".join(first)) >= times
+
+
+# the abstract's opening subject and its acronym: "Sparse autoencoders (SAEs) are ..."
+_OPENING = re.compile(r"\s*((?:[\w-]+ ){0,5}[\w-]+) \(([A-Z][\w-]*[A-Z][\w-]*)\)")
+# a phrase that opens with a term and its appositive: "motion guidance, a zero-shot technique ..."
+_APPOSITIVE = re.compile(r"((?:[^\s,]+ ){0,3}[^\s,]+), an? \w")
+
+
+def opens_with_its_subject(phrase: str, head: str, times: int = _TOPIC_TIMES) -> bool:
+    """Whether the text opens with a term and its acronym ("Sparse autoencoders (SAEs) are ..."),
+    the acronym is said ``times`` times or more, and ``phrase`` starts with that term: the rules'
+    phrase then is about what the whole abstract is about, which a title keeps."""
+    m = _OPENING.match(head)
+    if m is None or not phrase[: len(m.group(1))].lower() == m.group(1).lower():
+        return False
+    acronym = m.group(2)
+    return head.count(acronym[:-1] if acronym[-1] == "s" else acronym) >= times
+
+
+def opens_with_a_name(phrase: str, name: str | None) -> str | None:
+    """The term ``phrase`` opens with, before its appositive ("∞-Diff" of "∞-Diff, a generative
+    diffusion model ...", "motion guidance" of "motion guidance, a zero-shot technique"), when the
+    rules found no name: the paper's own term, which a title keeps; else None."""
+    if name is not None:
+        return None
+    m = _APPOSITIVE.match(phrase)
+    if m is None or m.group(1).split()[0].lower() in _BREAK:  # "a tool, a model and ..."
+        return None
+    return m.group(1)
 
 
 def coins_a_word_missed(phrase: str, key: str, name: str | None = None) -> bool:

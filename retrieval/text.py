@@ -2077,13 +2077,42 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
     except Exception:  # the description is optional: the rules' own one stands
         logger.exception("keyphrase.describe failed; keeping the rules' description")
         key = ""
+    if key and name is not None and " " in name:  # a name of several words may be in its key phrase
+        key = _t_without_name(key, name)
     if not key:
         return phrase
     coins = getattr(module, "coins_a_word_missed", None)
     if coins is not None and coins(phrase, key, name):
         return phrase
+    subject = getattr(module, "opens_with_its_subject", None)
+    if subject is not None and key.count(" ") < 2 and subject(phrase, head):
+        return phrase  # "Sparse autoencoders are widely used to ...", not "Trained transformers"
+    itself = getattr(module, "opens_with_a_name", None)
+    term = itself(phrase, name) if itself is not None else None
+    if term and term.casefold() not in key.casefold():
+        return f"{_capitalize(term)}: {_capitalize(key)}"  # "∞-Diff: Infinite-dimensional Hilbert space ..."
     return _capitalize(key)
 
+
+def _t_without_name(key: str, name: str) -> str:
+    """The key phrase less the name of several words it holds ("Linear Log-Normal Attention of
+    transformer models" -> "transformer models"): the words after the name, without its acronym and
+    the connector that joined them ("Batch Calibration (BC) for large language models"), else those
+    before it; "" when neither part has two words."""
+    at = key.casefold().find(name.casefold())
+    if at == -1:
+        return key
+    after = key[at + len(name) :].split()
+    while after and (after[0].lower() in _T_JOINS or after[0][:1] == "(" or after[0][-1:] == ")"):
+        after.pop(0)
+    before = key[:at].split()
+    while before and before[-1].lower() in _T_JOINS:
+        before.pop()
+    part = after if len(after) >= 2 else before
+    return " ".join(part) if len(part) >= 2 else ""
+
+
+_T_JOINS = frozenset("for of via with in on from under over through".split())
 
 _T_MARKUP = _LazyRe(
     r"\\(?:emph|textit|textbf|texttt|textsc|textsf|textrm|mathrm|mathsf|mathtt|text)\{([^{}$\\]*)\}|\{\\(?:bf|it|em|sc|tt)\s+([^{}$\\]*)\}"
