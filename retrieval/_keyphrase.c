@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define KP_VERSION 1 /* keyphrase.py checks it: a stale build is not used */
+#define KP_VERSION 2 /* keyphrase.py checks it: a stale build is not used */
 
 #define HEAD 1500             /* code points read */
 #define TEXT_MAX (3 * HEAD)   /* after dashes are spaced out (x3) or a glued '.' gets its space (x2) */
@@ -534,6 +534,18 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
                 adjacent = 0;
             }
         } else {
+            if (surface_n && (t[ws] == '(' || t[ws] == '[')) {
+                /* "Human Feedback (Safe RLHF)": a parenthesis of several words is a chunk of its own */
+                int r = we;
+                while (r > ws && (t[r - 1] == '.' || t[r - 1] == ',' || t[r - 1] == ';' ||
+                                  t[r - 1] == ':'))
+                    r--;
+                if (!(r > ws && (t[r - 1] == ')' || t[r - 1] == ']'))) {
+                    CLOSE_CHUNK();
+                    gap_s = gap_e = -1;
+                    adjacent = 0;
+                }
+            }
             if (!surface_n) {
                 before_s = gap_s;
                 before_e = gap_e;
@@ -576,8 +588,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
         after_that = kn == 4 && low[0] == 't' && low[1] == 'h' && low[2] == 'a' && low[3] == 't';
         Py_UCS4 last = t[we - 1];
         starts = last == '.' || last == '!' || last == '?';
-        if (starts || last == ',' || last == ';' || last == ':' || last == ')' || last == ']' ||
-            t[ws] == '(' || t[ws] == '[') {
+        if (starts || last == ',' || last == ';' || last == ':' || last == ')' || last == ']') {
             if (surface_n) CLOSE_CHUNK();
             gap_s = gap_e = -1;
             adjacent = 0;

@@ -50,7 +50,7 @@ __all__ = [
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
 #: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
-KEYPHRASE_VERSION = "keyphrase-2026.5"
+KEYPHRASE_VERSION = "keyphrase-2026.6"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
 MAX_WORDS = 14
@@ -80,6 +80,7 @@ _BREAK = frozenset(
     offer offers learns become becomes becoming contain contains containing need needs needed lack lacks
     produce produces generate generates excel excels vary varies fail fails struggle struggles tend tends
     rely relies capture captures empower empowers depend depends
+    since unless whether despite instead thereby hence rather due every
     significantly substantially effectively efficiently particularly specifically typically generally
     recently notably especially widely largely mainly highly usually commonly well many much new novel
     first paper work approach method methods results experiments extensive various different several
@@ -206,6 +207,11 @@ def _chunks(head: str, name: str = "") -> tuple[list[_Chunk], dict[str, int], se
                 gap, adjacent = None, False
             ended = False
         else:
+            if surface and w[0] in "([" and w.rstrip(".,;:")[-1] not in ")]":
+                # "Human Feedback (Safe RLHF)": a parenthesis of several words is a chunk of its own
+                chunks.append((surface, keys, before, linked))
+                surface, keys = [], []
+                gap, adjacent = None, False
             if not surface:
                 before, linked = gap, adjacent
             if lower[-1] == "s" and len(lower) > 3 and lower[-2] not in "sui":
@@ -223,7 +229,7 @@ def _chunks(head: str, name: str = "") -> tuple[list[_Chunk], dict[str, int], se
         after_that = lower == "that"
         last = w[-1]
         starts = last in ".!?"
-        if starts or last in ",;:)]" or w[0] in "([":
+        if starts or last in ",;:)]":
             if surface:
                 chunks.append((surface, keys, before, linked))
                 surface, keys = [], []
@@ -324,6 +330,13 @@ def _describe(head: str, name: str | None = None) -> str:
 # a coined word: a capital or a digit after its first letter (HyperAttention, SWE-bench, Magic123, GPT-4)
 _COINED = re.compile(r"\b(?:[A-Za-z]+[A-Z0-9][\w-]*|[\w-]*\d[\w-]*[A-Za-z][\w-]*)")
 _TERM_STRIP = ".,;:()\"'`"
+# coined words any paper of a field uses, not a paper's own: an acronym of up to four capitals or its
+# plural (SGD, RLHF, LLMs, GNNs), a compound of one (LLM-based, NeRF-based, MLP-like), a model or data
+# set and its number (GPT-4, CIFAR-10, LLaMA-2), a quantity (60k, 2-layer)
+_ANY_PAPERS = re.compile(
+    r"[A-Z]{2,4}s?|\w+-(?:based|driven|like|level|modeled|style|guided|specific|free|aware)"
+    r"|[A-Za-z]+-\d+(?:\.\d+)?|\d+[a-z-]*\w*"
+)
 
 
 def opens_with_a_term(phrase: str, head: str, times: int = _TOPIC_TIMES) -> bool:
@@ -368,11 +381,18 @@ def opens_with_a_name(phrase: str, name: str | None) -> str | None:
 def coins_a_word_missed(phrase: str, key: str, name: str | None = None) -> bool:
     """Whether ``phrase`` holds a coined word of three characters or more (see :data:`_COINED`)
     that the key phrase ``key`` lacks and that is not the title's ``name``: the rules' phrase names
-    something (SWE-bench, HyperAttention, Magic123) the key words do not."""
+    something (SWE-bench, HyperAttention, Magic123) the key words do not. A word any paper of the
+    field uses (:data:`_ANY_PAPERS`: LLMs, GPT-4, NeRF-based, SGD) does not count."""
     lower = key.casefold()
     own = name.casefold() if name else None
+    short = phrase.count(" ") < 4
     for m in _COINED.finditer(phrase):
-        word = m.group(0).casefold()
+        word = m.group(0)
+        if _ANY_PAPERS.fullmatch(word) and (not word.isupper() or own is not None and not short):
+            # a field's word; but an acronym may be the paper's own when the rules found no name
+            # ("`VDP' framework") or when it is in a short phrase ("Caption-free MIA framework")
+            continue
+        word = word.casefold()
         if len(word) > 2 and word not in lower and word != own:
             return True
     return False
@@ -434,7 +454,7 @@ def _c_pass():  # noqa: ANN202
 # The C pass (retrieval/_keyphrase.c, built by pip install; optional): the same describe() ~15x
 # faster, for texts of characters below U+3000 (others: this module's path). It mirrors _PUNCT,
 # _GLUED, _STATEMENT and the word loop of _chunks; tests compare the two paths on the same texts.
-_C_VERSION = 1
+_C_VERSION = 2
 _C_BELOW = 0x3000
 _UNSET = object()
 _c: object = _UNSET

@@ -309,3 +309,36 @@ def test_a_name_of_several_words_is_taken_out_of_its_key_phrase():
         "Efficient long sequences"
     )
     assert _t_without_name("transformer models", name) == "transformer models"
+
+
+def test_a_parenthesis_of_several_words_is_a_phrase_of_its_own():
+    # "... Reinforcement Learning from Human Feedback (Safe RLHF), a novel algorithm ...": the
+    # parenthesis is not glued to the words before it ("Human Feedback Safe of ..."); a one-word
+    # acronym in parentheses stays with its phrase ("human-object interactions (HOI)")
+    words = "robust policy learning methods " * 12
+    text = (
+        f" We study {words}. We propose Safe Reinforcement Learning from Human Feedback (Safe RLHF), a"
+        " novel algorithm for Safe Reinforcement Learning of value alignment. Safe Reinforcement"
+        " Learning from Human Feedback improves Safe Reinforcement Learning."
+    )
+    from retrieval import keyphrase
+
+    chunks = [c[0] for c in keyphrase._chunks(text)[0]]
+    assert ["Safe", "RLHF"] in chunks and ["Human", "Feedback"] in chunks, chunks
+    hoi = keyphrase._chunks(f" We study {words}. We detect human-object interactions (HOI) in {words}.")[0]
+    assert ["human-object", "interactions", "(HOI)"] in [c[0] for c in hoi]
+
+
+def test_a_word_any_paper_of_the_field_uses_does_not_keep_the_rules_phrase():
+    from retrieval.keyphrase import coins_a_word_missed
+
+    key = "stealthy jailbreak prompts"
+    long_ = "Jailbreak attack against aligned {} models with many prompts"
+    for word in ("LLMs", "GPT-4", "NeRF-based", "60k", "SGD", "CIFAR-10"):
+        assert not coins_a_word_missed(long_.format(word), key, name="AutoDAN"), word
+    for word in ("HyperAttention", "SWE-bench", "Magic123"):
+        assert coins_a_word_missed(long_.format(word), key, name="AutoDAN"), word
+    # an acronym may be the paper's own: without a name, or in a short phrase
+    assert coins_a_word_missed(long_.format("VDP"), key)
+    assert coins_a_word_missed("Caption-free MIA framework", key, name="MoFit")
+    assert not coins_a_word_missed("Caption-free LLMs framework", key, name="MoFit")

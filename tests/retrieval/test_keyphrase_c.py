@@ -108,14 +108,16 @@ def test_every_scifact_abstract_gives_the_same_phrase(c_pass):
 
 # Generated text: the words and marks the word loop tells apart (break words, connectors, subjects
 # and the verb after them, "that" + an -s verb, -ly adverbs and their exceptions, plurals, capitals,
-# parenthesised acronyms, possessives, $\epsilon$-terms, dashes, a sentence end glued to the next
-# word, the statement's "we propose"), with non-ASCII letters, title case, spaces str.split knows.
+# parenthesised acronyms and parentheses of several words, possessives, $\epsilon$-terms, dashes, a
+# sentence end glued to the next word, the statement's "we propose"), with non-ASCII letters, title
+# case, spaces str.split knows.
 _WORDS = (
     "we propose introduce present design designs presented developed that constructs which it then "
     "also learning learnings models model method methods graph graphs networks network policy policies "
     "attention loss losses analysis bus status data for of via with in on from under through and the a "
     "an to is are significantly family only apply anomaly robust deep sparse transformer Transformer "
-    "LLMs GNN GNNs HOI (HOI) (HOI), [GAN]. Tree parsing.Tree averaging. voters' authors’ x 3D 2 "
+    "LLMs GNN GNNs HOI (HOI) (HOI), [GAN]. (Safe RLHF), [two words] (of Tree parsing.Tree averaging. "
+    "voters' authors’ x 3D 2 "
     "$\\epsilon$-greedy $x$ paper work study This We In Our, — – “quoted” ‘single’ e.g. i.e. "
     "résumé Ñandú ǅemal µm naïve ß straße Ωmega ΔSGD θ-net α ugly July holy daily"
 ).split() + [
