@@ -26,9 +26,10 @@
 #include <string.h>
 
 /* The interface retrieval.postings calls (its KERNEL_INTERFACE): what Kernel() and Kernel.top take
- * and return. Raise it with every change to either, so a build left from older source (pip install
+ * and return, and the build tokenizer's SurfaceTable and chunk_arrays (retrieval.build). Raise it
+ * with every change to any of them, so a build left from older source (pip install
  * not re-run) is refused by postings, which then ranks with numpy, instead of being called wrongly. */
-#define INTERFACE 2
+#define INTERFACE 3
 
 #define SEED_BLOCKS 8 /* blocks scored first (best bounds) when the short terms gave no threshold */
 #define MAX_NEED 1000 /* the top-k is an insertion list: larger pages use the numpy path */
@@ -871,17 +872,700 @@ static PyTypeObject KernelType = {
     .tp_methods = Kernel_methods,
 };
 
+/* ---------------------------------------------------------------------------------------------- */
+/* The index build's tokenizer (retrieval.build.ChunkTokenizer): the surface words of a chunk's
+ * fields, each looked up in a table of the words this tokenizer knows (bytes -> surface id), and
+ * the chunk's postings and phrase positions from the per-surface-word term tables. The numpy path
+ * of ChunkTokenizer is the definition; these give the same arrays. */
+
+#define HEAD 12 /* a word's first bytes, kept in its slot: a look-up of a short word reads one slot */
+
+typedef struct {
+    uint64_t hash;  /* the word's hash (0: an empty slot; a hash of 0 is stored as 1) */
+    int64_t sid;    /* surface id; -1 - k while pending (the k-th new word of the last scan) */
+    int64_t off;    /* the word's bytes in the arena */
+    int32_t len;
+    unsigned char head[HEAD]; /* its first bytes, zero-padded */
+} Slot;
+
+typedef struct {
+    PyObject_HEAD
+    Slot *slots;
+    Py_ssize_t cap, count;
+    char *arena;
+    Py_ssize_t arena_len, arena_cap;
+    Py_ssize_t *pending; /* slots of the last scan's new words, in order */
+    Py_ssize_t n_pending, pending_cap;
+    unsigned char keep[256];  /* ASCII byte -> its byte in surface_bytes (lowercased, ' ' if no word char) */
+    unsigned char shape[256]; /* ASCII byte -> 'a' (letter or digit), '-' (joiner ' or -) or ' ' */
+} SurfaceTable;
+
+static uint64_t
+word_hash(const unsigned char *w, Py_ssize_t n)
+{
+    uint64_t h = 0x243F6A8885A308D3ULL ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, w + i, 8);
+        h = (h ^ x) * 0x9E3779B97F4A7C15ULL;
+        h ^= h >> 29;
+    }
+    if (i < n) {
+        uint64_t x = 0;
+        memcpy(&x, w + i, (size_t)(n - i));
+        h = (h ^ x) * 0xC2B2AE3D27D4EB4FULL;
+        h ^= h >> 31;
+    }
+    h *= 0x94D049BB133111EBULL;
+    h ^= h >> 32;
+    return h ? h : 1;
+}
+
+static int
+table_grow(SurfaceTable *t)
+{
+    Py_ssize_t cap = t->cap ? t->cap * 2 : 1 << 14;
+    Slot *slots = PyMem_Calloc((size_t)cap, sizeof(Slot));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t mask = cap - 1;
+    for (Py_ssize_t i = 0; i < t->cap; i++) {
+        if (!t->slots[i].hash)
+            continue;
+        Py_ssize_t j = (Py_ssize_t)(t->slots[i].hash & (uint64_t)mask);
+        while (slots[j].hash)
+            j = (j + 1) & mask;
+        slots[j] = t->slots[i];
+        if (slots[j].sid < 0) /* a pending word (-1 - k): its slot moved */
+            t->pending[-1 - slots[j].sid] = j;
+    }
+    PyMem_Free(t->slots);
+    t->slots = slots;
+    t->cap = cap;
+    return 0;
+}
+
+/* The surface id of word w (or -1 - k, pending), adding it as the next new word when unknown;
+ * -2^62 with an exception set on failure. */
+static int64_t
+table_id(SurfaceTable *t, const unsigned char *w, Py_ssize_t n, PyObject *new_words)
+{
+    uint64_t h = word_hash(w, n);
+    unsigned char head[HEAD] = {0};
+    memcpy(head, w, (size_t)(n < HEAD ? n : HEAD));
+    Py_ssize_t mask = t->cap - 1;
+    Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)mask);
+    for (Slot *s = &t->slots[j]; s->hash; s = &t->slots[j = (j + 1) & mask]) {
+        if (s->hash == h && s->len == n && memcmp(s->head, head, HEAD) == 0 &&
+            (n <= HEAD || memcmp(t->arena + s->off + HEAD, w + HEAD, (size_t)(n - HEAD)) == 0))
+            return s->sid;
+    }
+    if (n > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "a word longer than 2 GiB");
+        return INT64_MIN / 2;
+    }
+    PyObject *b = PyBytes_FromStringAndSize((const char *)w, n);
+    if (b == NULL || PyList_Append(new_words, b) < 0) {
+        Py_XDECREF(b);
+        return INT64_MIN / 2;
+    }
+    Py_DECREF(b);
+    if (t->arena_len + n > t->arena_cap) {
+        Py_ssize_t cap = t->arena_cap ? t->arena_cap : 1 << 16;
+        while (cap < t->arena_len + n)
+            cap *= 2;
+        char *a = PyMem_Realloc(t->arena, (size_t)cap);
+        if (a == NULL) {
+            PyErr_NoMemory();
+            return INT64_MIN / 2;
+        }
+        t->arena = a; t->arena_cap = cap;
+    }
+    if (t->n_pending == t->pending_cap) {
+        Py_ssize_t cap = t->pending_cap ? t->pending_cap * 2 : 1024;
+        Py_ssize_t *p = PyMem_Realloc(t->pending, (size_t)cap * sizeof(Py_ssize_t));
+        if (p == NULL) {
+            PyErr_NoMemory();
+            return INT64_MIN / 2;
+        }
+        t->pending = p; t->pending_cap = cap;
+    }
+    memcpy(t->arena + t->arena_len, w, (size_t)n);
+    Slot *s = &t->slots[j];
+    int64_t id = -1 - (int64_t)t->n_pending;
+    s->hash = h; s->off = t->arena_len; s->len = (int32_t)n; s->sid = id;
+    memcpy(s->head, head, HEAD);
+    t->arena_len += n;
+    t->pending[t->n_pending++] = j;
+    t->count++;
+    if (t->count * 2 > t->cap && table_grow(t) < 0)
+        return INT64_MIN / 2;
+    return id;
+}
+
+typedef struct {
+    char *data;
+    Py_ssize_t len, cap; /* in bytes */
+} Grow;
+
+static int
+grow_reserve(Grow *g, Py_ssize_t extra)
+{
+    if (g->len + extra <= g->cap)
+        return 0;
+    Py_ssize_t cap = g->cap ? g->cap : 4096;
+    while (cap < g->len + extra)
+        cap *= 2;
+    char *d = PyMem_Realloc(g->data, (size_t)cap);
+    if (d == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    g->data = d; g->cap = cap;
+    return 0;
+}
+
+static int
+grow_i64(Grow *g, int64_t v)
+{
+    if (grow_reserve(g, 8) < 0)
+        return -1;
+    memcpy(g->data + g->len, &v, 8);
+    g->len += 8;
+    return 0;
+}
+
+static PyObject *
+grow_bytearray(Grow *g)
+{
+    PyObject *out = PyByteArray_FromStringAndSize(g->data ? g->data : "", g->len);
+    PyMem_Free(g->data);
+    g->data = NULL; g->len = g->cap = 0;
+    return out;
+}
+
+/* The words of s (separated by spaces) into sid; returns the number of words, -1 on error. */
+static Py_ssize_t
+scan_words(SurfaceTable *t, const unsigned char *s, Py_ssize_t n, Grow *sid, PyObject *new_words)
+{
+    Py_ssize_t words = 0, i = 0;
+    while (i < n) {
+        while (i < n && s[i] == ' ')
+            i++;
+        Py_ssize_t a = i;
+        while (i < n && s[i] != ' ')
+            i++;
+        if (i > a) {
+            int64_t id = table_id(t, s + a, i - a, new_words);
+            if (id == INT64_MIN / 2 || grow_i64(sid, id) < 0)
+                return -1;
+            words++;
+        }
+    }
+    return words;
+}
+
+static int
+SurfaceTable_init(SurfaceTable *t, PyObject *args, PyObject *Py_UNUSED(kwds))
+{
+    Py_buffer keep, shape;
+    if (!PyArg_ParseTuple(args, "y*y*", &keep, &shape))
+        return -1;
+    int ok = keep.len == 256 && shape.len == 256;
+    if (ok) {
+        memcpy(t->keep, keep.buf, 256);
+        memcpy(t->shape, shape.buf, 256);
+    }
+    PyBuffer_Release(&keep);
+    PyBuffer_Release(&shape);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "SurfaceTable(keep, shape): two 256-byte maps");
+        return -1;
+    }
+    if (t->cap == 0 && table_grow(t) < 0)
+        return -1;
+    return 0;
+}
+
+static void
+SurfaceTable_dealloc(SurfaceTable *t)
+{
+    PyMem_Free(t->slots);
+    PyMem_Free(t->arena);
+    PyMem_Free(t->pending);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+PyDoc_STRVAR(scan_doc,
+"scan(fields, surface_bytes) -> (sid, words, new)\n\n"
+"The surface id of every surface word of the fields (a list of str), in order, as int64 in a\n"
+"bytearray; the number of words per field (int64, bytearray); and the words this table did not know,\n"
+"as bytes in order of first appearance. A new word's id is -1 - (its place in new) until resolve().\n"
+"An ASCII field without a backslash whose every ' and - joins two letters or digits is read here\n"
+"(lowercased, each other character a space, as surface_bytes reads it); any other field is given\n"
+"to surface_bytes and its words are the runs of non-space bytes of what it returns.");
+
+static PyObject *
+SurfaceTable_scan(SurfaceTable *t, PyObject *args)
+{
+    PyObject *fields, *fallback;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &fields, &fallback))
+        return NULL;
+    if (t->n_pending) {
+        PyErr_SetString(PyExc_RuntimeError, "SurfaceTable.scan: the last scan's new words are not resolved");
+        return NULL;
+    }
+    Grow sid = {0}, counts = {0};
+    Py_ssize_t arena0 = t->arena_len;
+    unsigned char *word = NULL;
+    Py_ssize_t word_cap = 0;
+    PyObject *new_words = PyList_New(0);
+    if (new_words == NULL)
+        return NULL;
+    Py_ssize_t n_fields = PyList_GET_SIZE(fields);
+    for (Py_ssize_t f = 0; f < n_fields; f++) {
+        PyObject *s = PyList_GET_ITEM(fields, f);
+        if (!PyUnicode_Check(s)) {
+            PyErr_SetString(PyExc_TypeError, "SurfaceTable.scan: fields must be str");
+            goto fail;
+        }
+        Py_ssize_t words = -1;
+        int fast = PyUnicode_IS_ASCII(s);
+        const unsigned char *d = fast ? PyUnicode_1BYTE_DATA(s) : NULL;
+        Py_ssize_t n = fast ? PyUnicode_GET_LENGTH(s) : 0;
+        for (Py_ssize_t i = 0; fast && i < n; i++) {
+            unsigned char c = d[i];
+            if (c == '\\')
+                fast = 0;
+            else if (t->shape[c] == '-' && (i == 0 || i + 1 == n || t->shape[d[i - 1]] != 'a' ||
+                                             t->shape[d[i + 1]] != 'a'))
+                fast = 0;
+        }
+        if (fast) {
+            words = 0;
+            if (n > word_cap) {
+                PyMem_Free(word);
+                word_cap = n;
+                word = PyMem_Malloc((size_t)word_cap);
+                if (word == NULL) {
+                    PyErr_NoMemory();
+                    goto fail;
+                }
+            }
+            Py_ssize_t i = 0;
+            while (i < n) {
+                while (i < n && t->keep[d[i]] == ' ')
+                    i++;
+                Py_ssize_t w = 0;
+                while (i < n && t->keep[d[i]] != ' ')
+                    word[w++] = t->keep[d[i++]];
+                if (w) {
+                    int64_t id = table_id(t, word, w, new_words);
+                    if (id == INT64_MIN / 2 || grow_i64(&sid, id) < 0)
+                        goto fail;
+                    words++;
+                }
+            }
+        } else {
+            PyObject *b = PyObject_CallOneArg(fallback, s);
+            if (b == NULL)
+                goto fail;
+            if (!PyBytes_Check(b)) {
+                Py_DECREF(b);
+                PyErr_SetString(PyExc_TypeError, "SurfaceTable.scan: surface_bytes must return bytes");
+                goto fail;
+            }
+            words = scan_words(t, (const unsigned char *)PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b), &sid,
+                               new_words);
+            Py_DECREF(b);
+            if (words < 0)
+                goto fail;
+        }
+        if (grow_i64(&counts, words) < 0)
+            goto fail;
+    }
+    PyMem_Free(word);
+    PyObject *a = grow_bytearray(&sid), *b = grow_bytearray(&counts);
+    if (a == NULL || b == NULL) {
+        Py_XDECREF(a); Py_XDECREF(b); Py_DECREF(new_words);
+        return NULL;
+    }
+    return Py_BuildValue("(NNN)", a, b, new_words);
+fail:
+    /* forget this scan's new words: the table stays as it was before the call */
+    for (Py_ssize_t k = t->n_pending - 1; k >= 0; k--) {
+        Py_ssize_t j = t->pending[k], mask = t->cap - 1;
+        /* remove slot j (backward-shift deletion keeps the probe chains intact) */
+        t->slots[j].hash = 0;
+        Py_ssize_t i = (j + 1) & mask;
+        while (t->slots[i].hash) {
+            Py_ssize_t home = (Py_ssize_t)(t->slots[i].hash & (uint64_t)mask);
+            if (((i - home) & mask) >= ((i - j) & mask)) {
+                t->slots[j] = t->slots[i];
+                t->slots[i].hash = 0;
+                if (t->slots[j].sid < 0) /* a pending word that moved */
+                    t->pending[-1 - t->slots[j].sid] = j;
+                j = i;
+            }
+            i = (i + 1) & mask;
+        }
+        t->count--;
+    }
+    t->arena_len = arena0;
+    t->n_pending = 0;
+    PyMem_Free(word);
+    PyMem_Free(sid.data);
+    PyMem_Free(counts.data);
+    Py_DECREF(new_words);
+    return NULL;
+}
+
+PyDoc_STRVAR(resolve_doc,
+"resolve(ids, sid)\n\n"
+"Give the last scan's new words their surface ids (ids: int64, one per new word, in order) and\n"
+"replace the pending ids (-1 - k) in sid (that scan's int64 bytearray) by them.");
+
+static PyObject *
+SurfaceTable_resolve(SurfaceTable *t, PyObject *args)
+{
+    PyObject *ids_obj, *sid_obj;
+    if (!PyArg_ParseTuple(args, "OO", &ids_obj, &sid_obj))
+        return NULL;
+    Py_buffer ids, sid;
+    Py_ssize_t n_ids = get_view(ids_obj, &ids, "ids", "ql", 8, 0);
+    if (n_ids < 0)
+        return NULL;
+    Py_ssize_t n_sid = get_view(sid_obj, &sid, "sid", "ql", 8, 1);
+    if (n_sid < 0) {
+        PyBuffer_Release(&ids);
+        return NULL;
+    }
+    if (n_ids != t->n_pending) {
+        PyBuffer_Release(&ids);
+        PyBuffer_Release(&sid);
+        PyErr_SetString(PyExc_ValueError, "SurfaceTable.resolve: one id per new word and an int64 sid");
+        return NULL;
+    }
+    const int64_t *id = ids.buf;
+    int64_t *s = sid.buf;
+    for (Py_ssize_t k = 0; k < n_ids; k++)
+        t->slots[t->pending[k]].sid = id[k];
+    for (Py_ssize_t i = 0; i < n_sid; i++)
+        if (s[i] < 0) {
+            if (-1 - s[i] >= n_ids) {
+                PyBuffer_Release(&ids);
+                PyBuffer_Release(&sid);
+                PyErr_SetString(PyExc_ValueError, "SurfaceTable.resolve: a pending id out of range");
+                return NULL;
+            }
+            s[i] = id[-1 - s[i]];
+        }
+    t->n_pending = 0;
+    PyBuffer_Release(&ids);
+    PyBuffer_Release(&sid);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+SurfaceTable_len(SurfaceTable *t, PyObject *Py_UNUSED(ignored))
+{
+    return PyLong_FromSsize_t(t->count);
+}
+
+static PyMethodDef SurfaceTable_methods[] = {
+    {"scan", (PyCFunction)SurfaceTable_scan, METH_VARARGS, scan_doc},
+    {"resolve", (PyCFunction)SurfaceTable_resolve, METH_VARARGS, resolve_doc},
+    {"size", (PyCFunction)SurfaceTable_len, METH_NOARGS, "The number of words in the table."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(SurfaceTable_doc,
+"SurfaceTable(keep, shape)\n\n"
+"The surface words a ChunkTokenizer knows (bytes -> surface id), in an open-addressing table.\n"
+"keep: 256 bytes, an ASCII byte's byte in surface_bytes (lowercased; b' ' for a character that is\n"
+"no part of a word); shape: 256 bytes, b'a' for a letter or digit, b'-' for a joiner (' and -),\n"
+"b' ' otherwise (surface_bytes's test of whether a text's joiners all join).");
+
+static PyTypeObject SurfaceTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "retrieval._kernel.SurfaceTable",
+    .tp_basicsize = sizeof(SurfaceTable),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = SurfaceTable_doc,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)SurfaceTable_init,
+    .tp_dealloc = (destructor)SurfaceTable_dealloc,
+    .tp_methods = SurfaceTable_methods,
+};
+
+PyDoc_STRVAR(chunk_arrays_doc,
+"chunk_arrays(sid, words, index_flat, index_len, phrase_flat, phrase_len, n_terms, keep_tokens)\n"
+"    -> (ordered, doc_len, stream_len, post_df, post_docs, post_tf, pos_count, positions, tokens)\n"
+"    or None\n\n"
+"A chunk's arrays (ChunkTokenizer._to_chunk's) from the surface id of each of its words (sid,\n"
+"int64) and the number of words per field (words, int64: title, abstract, title, ...), through the\n"
+"tokenizer's per-surface-word tables (int64: flat term ids and their counts). Each result is a\n"
+"bytearray: ordered (int64: the tokenizer's term ids of the chunk's terms, in order of first\n"
+"appearance among the index tokens), doc_len (int32), stream_len (int64), post_df (int64),\n"
+"post_docs (int32, term-major, docs ascending), post_tf (uint16, or uint32 when a frequency needs\n"
+"it: then the last item is 4), pos_count (int64), positions (int32, by term, ascending), tokens\n"
+"(int32 chunk term ids of every index token, or None). None when a phrase term is not among the\n"
+"chunk's index terms or the stream needs int64 positions (the numpy path then gives the arrays).");
+
+static PyObject *
+chunk_arrays(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *o[6];
+    Py_ssize_t n_global;
+    int keep_tokens;
+    if (!PyArg_ParseTuple(args, "OOOOOOnp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &n_global, &keep_tokens))
+        return NULL;
+    static const char *names[6] = {"sid", "words", "index_flat", "index_len", "phrase_flat", "phrase_len"};
+    Py_buffer v[6];
+    Py_ssize_t n[6];
+    int got = 0;
+    PyObject *result = NULL;
+    int64_t *istart = NULL, *pstart = NULL, *ordered = NULL, *stream_len = NULL, *df = NULL, *pc = NULL;
+    int32_t *lut = NULL, *last = NULL, *slot = NULL, *tokens = NULL, *doc_len = NULL;
+    int32_t *e_term = NULL, *e_doc = NULL, *post_docs = NULL, *positions = NULL, *s_term = NULL;
+    int32_t *s_pos = NULL;
+    uint32_t *e_tf = NULL, *post_tf = NULL;
+    for (; got < 6; got++) {
+        n[got] = get_view(o[got], &v[got], names[got], "ql", 8, 0);
+        if (n[got] < 0)
+            goto done;
+    }
+    const int64_t *sid = v[0].buf, *words = v[1].buf, *iflat = v[2].buf, *ilen = v[3].buf;
+    const int64_t *pflat = v[4].buf, *plen = v[5].buf;
+    Py_ssize_t n_words = n[0], n_fields = n[1], n_surface = n[3];
+    if (n_fields % 2 || n[5] != n_surface || n_global < 0) {
+        PyErr_SetString(PyExc_ValueError, "chunk_arrays: two fields per doc, one length per surface word");
+        goto done;
+    }
+    Py_ssize_t n_docs = n_fields / 2;
+    istart = PyMem_Malloc((size_t)(n_surface + 1) * sizeof(int64_t));
+    pstart = PyMem_Malloc((size_t)(n_surface + 1) * sizeof(int64_t));
+    lut = PyMem_Malloc((size_t)(n_global + 1) * sizeof(int32_t));
+    doc_len = PyMem_Calloc((size_t)n_docs + 1, sizeof(int32_t));
+    stream_len = PyMem_Calloc((size_t)n_docs + 1, sizeof(int64_t));
+    if (!istart || !pstart || !lut || !doc_len || !stream_len) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    istart[0] = pstart[0] = 0;
+    for (Py_ssize_t i = 0; i < n_surface; i++) {
+        if (ilen[i] < 0 || plen[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "chunk_arrays: a negative length");
+            goto done;
+        }
+        istart[i + 1] = istart[i] + ilen[i];
+        pstart[i + 1] = pstart[i] + plen[i];
+    }
+    if (istart[n_surface] != n[2] || pstart[n_surface] != n[4]) {
+        PyErr_SetString(PyExc_ValueError, "chunk_arrays: the flat tables do not match their lengths");
+        goto done;
+    }
+    /* count the tokens; check every id before use */
+    int64_t n_tok = 0, n_phr = 0, w_total = 0;
+    int bad = 0;
+    for (Py_ssize_t f = 0; f < n_fields && !bad; f++) {
+        bad = words[f] < 0 || words[f] > n_words;
+        w_total += words[f];
+    }
+    if (bad || w_total != n_words) {
+        PyErr_SetString(PyExc_ValueError, "chunk_arrays: the word counts do not add up to the words");
+        goto done;
+    }
+    for (Py_ssize_t w = 0; w < n_words; w++) {
+        if (sid[w] < 0 || sid[w] >= n_surface) {
+            PyErr_SetString(PyExc_ValueError, "chunk_arrays: a surface id out of range");
+            goto done;
+        }
+        n_tok += ilen[sid[w]];
+        n_phr += plen[sid[w]];
+    }
+    for (Py_ssize_t j = 0; j < n[2]; j++)
+        if (iflat[j] < 0 || iflat[j] >= n_global) {
+            PyErr_SetString(PyExc_ValueError, "chunk_arrays: a term id out of range");
+            goto done;
+        }
+    for (Py_ssize_t j = 0; j < n[4]; j++)
+        if (pflat[j] < 0 || pflat[j] >= n_global) {
+            PyErr_SetString(PyExc_ValueError, "chunk_arrays: a term id out of range");
+            goto done;
+        }
+    if (n_phr + 2 * (int64_t)n_docs >= INT32_MAX || n_tok >= INT32_MAX || n_docs >= INT32_MAX) {
+        result = Py_NewRef(Py_None); /* int64 positions: the numpy path */
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i <= n_global; i++)
+        lut[i] = -1;
+    tokens = PyMem_Malloc((size_t)(n_tok + 1) * sizeof(int32_t));
+    ordered = PyMem_Malloc((size_t)(n_tok + 1) * sizeof(int64_t));
+    last = PyMem_Malloc((size_t)(n_tok + 1) * sizeof(int32_t));
+    slot = PyMem_Malloc((size_t)(n_tok + 1) * sizeof(int32_t));
+    e_term = PyMem_Malloc((size_t)(n_tok + 1) * sizeof(int32_t));
+    e_doc = PyMem_Malloc((size_t)(n_tok + 1) * sizeof(int32_t));
+    e_tf = PyMem_Malloc((size_t)(n_tok + 1) * sizeof(uint32_t));
+    if (!tokens || !ordered || !last || !slot || !e_term || !e_doc || !e_tf) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* index tokens: chunk term ids by first appearance, and the (term, doc) entries in doc order */
+    int32_t n_terms = 0;
+    Py_ssize_t t_at = 0, n_entries = 0, w = 0;
+    uint32_t tf_max = 0;
+    for (Py_ssize_t d = 0; d < n_docs; d++) {
+        Py_ssize_t end = w + words[2 * d] + words[2 * d + 1];
+        Py_ssize_t before = t_at;
+        for (; w < end; w++) {
+            int64_t s = sid[w];
+            for (int64_t j = istart[s]; j < istart[s + 1]; j++) {
+                int64_t g = iflat[j];
+                int32_t l = lut[g];
+                if (l < 0) {
+                    l = lut[g] = n_terms;
+                    ordered[n_terms] = g;
+                    last[n_terms] = -1;
+                    n_terms++;
+                }
+                tokens[t_at++] = l;
+                if (last[l] != (int32_t)d) {
+                    last[l] = (int32_t)d;
+                    slot[l] = (int32_t)n_entries;
+                    e_term[n_entries] = l;
+                    e_doc[n_entries] = (int32_t)d;
+                    e_tf[n_entries] = 1;
+                    n_entries++;
+                } else {
+                    e_tf[slot[l]]++;
+                }
+            }
+        }
+        doc_len[d] = (int32_t)(t_at - before);
+    }
+    /* postings: a stable counting sort of the entries by term (docs stay ascending) */
+    df = PyMem_Calloc((size_t)n_terms + 1, sizeof(int64_t));
+    post_docs = PyMem_Malloc((size_t)n_entries * sizeof(int32_t) + 4);
+    post_tf = PyMem_Malloc((size_t)n_entries * sizeof(uint32_t) + 4);
+    pc = PyMem_Calloc((size_t)n_terms + 1, sizeof(int64_t));
+    s_term = PyMem_Malloc((size_t)(n_phr + 1) * sizeof(int32_t));
+    s_pos = PyMem_Malloc((size_t)(n_phr + 1) * sizeof(int32_t));
+    positions = PyMem_Malloc((size_t)(n_phr + 1) * sizeof(int32_t));
+    if (!df || !post_docs || !post_tf || !pc || !s_term || !s_pos || !positions) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t e = 0; e < n_entries; e++) {
+        df[e_term[e]]++;
+        if (e_tf[e] > tf_max)
+            tf_max = e_tf[e];
+    }
+    int64_t acc = 0;
+    for (int32_t l = 0; l < n_terms; l++) { /* slot: the next free place per term */
+        slot[l] = (int32_t)acc;
+        acc += df[l];
+    }
+    for (Py_ssize_t e = 0; e < n_entries; e++) {
+        int32_t at = slot[e_term[e]]++;
+        post_docs[at] = e_doc[e];
+        post_tf[at] = e_tf[e];
+    }
+    /* the phrase stream: a gap after every field; positions by term, ascending */
+    int64_t p = 0, k = 0;
+    w = 0;
+    for (Py_ssize_t f = 0; f < n_fields; f++) {
+        Py_ssize_t end = w + words[f];
+        for (; w < end; w++) {
+            int64_t s = sid[w];
+            for (int64_t j = pstart[s]; j < pstart[s + 1]; j++) {
+                int32_t l = lut[pflat[j]];
+                if (l < 0) { /* not an index term of the chunk: the numpy path decides */
+                    result = Py_NewRef(Py_None);
+                    goto done;
+                }
+                s_term[k] = l;
+                s_pos[k++] = (int32_t)p++;
+                pc[l]++;
+            }
+        }
+        p++;
+    }
+    w = 0;
+    for (Py_ssize_t d = 0; d < n_docs; d++) { /* phrase tokens per doc, plus the two gaps */
+        int64_t c = 2;
+        Py_ssize_t end = w + words[2 * d] + words[2 * d + 1];
+        for (; w < end; w++)
+            c += plen[sid[w]];
+        stream_len[d] = c;
+    }
+    acc = 0;
+    for (int32_t l = 0; l < n_terms; l++) {
+        slot[l] = (int32_t)acc;
+        acc += pc[l];
+    }
+    for (int64_t q = 0; q < k; q++)
+        positions[slot[s_term[q]]++] = s_pos[q];
+    /* the results */
+    PyObject *r[9] = {NULL};
+    int wide = tf_max >= 65536;
+    r[0] = PyByteArray_FromStringAndSize((const char *)ordered, (Py_ssize_t)n_terms * 8);
+    r[1] = PyByteArray_FromStringAndSize((const char *)doc_len, n_docs * 4);
+    r[2] = PyByteArray_FromStringAndSize((const char *)stream_len, n_docs * 8);
+    r[3] = PyByteArray_FromStringAndSize((const char *)df, (Py_ssize_t)n_terms * 8);
+    r[4] = PyByteArray_FromStringAndSize((const char *)post_docs, n_entries * 4);
+    if (wide) {
+        r[5] = PyByteArray_FromStringAndSize((const char *)post_tf, n_entries * 4);
+    } else {
+        r[5] = PyByteArray_FromStringAndSize(NULL, n_entries * 2);
+        if (r[5] != NULL) {
+            uint16_t *tf16 = (uint16_t *)PyByteArray_AS_STRING(r[5]);
+            for (Py_ssize_t e = 0; e < n_entries; e++)
+                tf16[e] = (uint16_t)post_tf[e];
+        }
+    }
+    r[6] = PyByteArray_FromStringAndSize((const char *)pc, (Py_ssize_t)n_terms * 8);
+    r[7] = PyByteArray_FromStringAndSize((const char *)positions, (Py_ssize_t)k * 4);
+    r[8] = keep_tokens ? PyByteArray_FromStringAndSize((const char *)tokens, (Py_ssize_t)t_at * 4)
+                       : Py_NewRef(Py_None);
+    int ok = 1;
+    for (int i = 0; i < 9; i++)
+        ok &= r[i] != NULL;
+    if (ok)
+        result = Py_BuildValue("(NNNNNNNNN)", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]);
+    else
+        for (int i = 0; i < 9; i++)
+            Py_XDECREF(r[i]);
+done:
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&v[i]);
+    PyMem_Free(istart); PyMem_Free(pstart); PyMem_Free(lut); PyMem_Free(doc_len); PyMem_Free(stream_len);
+    PyMem_Free(tokens); PyMem_Free(ordered); PyMem_Free(last); PyMem_Free(slot); PyMem_Free(e_term);
+    PyMem_Free(e_doc); PyMem_Free(e_tf); PyMem_Free(df); PyMem_Free(post_docs); PyMem_Free(post_tf);
+    PyMem_Free(pc); PyMem_Free(s_term); PyMem_Free(s_pos); PyMem_Free(positions);
+    return result;
+}
+
+static PyMethodDef module_methods[] = {
+    {"chunk_arrays", chunk_arrays, METH_VARARGS, chunk_arrays_doc},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "retrieval._kernel",
     .m_doc = "The pruned BM25 ranking kernel of retrieval.postings (rank-bm25's exact scores).",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC
 PyInit__kernel(void)
 {
-    if (PyType_Ready(&KernelType) < 0)
+    if (PyType_Ready(&KernelType) < 0 || PyType_Ready(&SurfaceTableType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -893,6 +1577,12 @@ PyInit__kernel(void)
     Py_INCREF(&KernelType);
     if (PyModule_AddObject(m, "Kernel", (PyObject *)&KernelType) < 0) {
         Py_DECREF(&KernelType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&SurfaceTableType);
+    if (PyModule_AddObject(m, "SurfaceTable", (PyObject *)&SurfaceTableType) < 0) {
+        Py_DECREF(&SurfaceTableType);
         Py_DECREF(m);
         return NULL;
     }

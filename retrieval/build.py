@@ -33,12 +33,13 @@ from typing import Any, BinaryIO
 import numpy as np
 import Stemmer
 
+from retrieval import postings
 from retrieval._libc import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, die_with_parent, mallopt
 from retrieval.catalogue import CatalogueBuilder, CataloguePart, catalogue_part
 from retrieval.corpus import FilePiece, split_file
 from retrieval.errors import CorpusError
 from retrieval.models import Paper, SkippedBlock
-from retrieval.tokenize import STOPWORDS, analyze_word, surface_bytes
+from retrieval.tokenize import _JOINERS, _KEEP_WORD_CHARS, STOPWORDS, analyze_word, surface_bytes
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +72,21 @@ class ChunkTokenizer:
     found with one ``np.unique`` (over a hash of the pair, checked exactly against the pair), and
     only those distinct words are looked up in the memo. Longer words are looked up one by one.
     Then numpy gathers from the tables: no Python work per word occurrence.
+
+    With the C kernel built (``retrieval._kernel``, the one :mod:`retrieval.postings` ranks with:
+    a stale build is dropped there, with its one warning), C does the same: it reads the fields
+    (the common ASCII ones itself, as :func:`~retrieval.tokenize.surface_bytes` reads them, the
+    others through it), looks each word up in its table of this tokenizer's surface words and
+    returns the new ones for :meth:`_learn`, then counts the chunk's postings and positions from the
+    tables (``chunk_arrays``). The numpy path is the definition: the chunks are identical
+    (tests/retrieval/test_build_c.py), only the order in which this process numbers its own terms
+    differs (a chunk's terms are numbered by first appearance in the chunk either way).
+
+    Args:
+        native: Use the C path (None: when it is built).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, native: bool | None = None) -> None:
         self._terms: list[str] = []
         self._vocab: dict[str, int] = {}
         self._surface: dict[bytes, int] = {}  # surface word (surface_bytes's key) -> surface id
@@ -84,6 +97,11 @@ class ChunkTokenizer:
         self._phrase_len = array("q")
         self._stemmer = Stemmer.Stemmer("english")  # this tokenizer's own: no lock shared with queries
         self._stemmer.maxCacheSize = 0  # each word is stemmed once here; PyStemmer's cache costs ~6x
+        kernel = postings._kernel
+        if native and kernel is None:
+            raise RuntimeError(f"the C tokenizer is not available: {postings.KERNEL_UNAVAILABLE}")
+        use_c = kernel is not None and native is not False
+        self._table = kernel.SurfaceTable(_KEEP_SURFACE, _SHAPE) if use_c else None
 
     def _learn(self, words: Iterable[bytes]) -> None:
         """Analyse new surface words (all at once: ASCII words, the common case, are stemmed in one
@@ -202,6 +220,39 @@ class ChunkTokenizer:
         """Tokenize ``(title, abstract)`` pairs: what :func:`retrieval.index.paper_tokens` gives for
         each paper (title then abstract), and the phrase stream (title, gap, abstract, gap)."""
         docs = list(docs)
+        if self._table is not None and docs:
+            return self._chunk_c(docs, keep_tokens)
+        return self._chunk_numpy(docs, keep_tokens)
+
+    def _chunk_c(self, docs: list[tuple[str, str]], keep_tokens: bool) -> TokenChunk:
+        fields = [field for pair in docs for field in pair]
+        sid_buf, words_buf, new = self._table.scan(fields, surface_bytes)
+        del fields
+        sid = np.frombuffer(sid_buf, dtype=np.int64)
+        words = np.frombuffer(words_buf, dtype=np.int64)
+        if new:
+            self._learn([w for w in new if w not in self._surface])
+            self._table.resolve(np.fromiter(map(self._surface.__getitem__, new), np.int64, len(new)), sid)
+        out = postings._kernel.chunk_arrays(sid, words, self._index_flat, self._index_len, self._phrase_flat,
+                                            self._phrase_len, len(self._terms), keep_tokens)  # fmt: skip
+        if out is None:  # a case C leaves to numpy (see chunk_arrays)
+            return self._from_surface_ids(sid, np.cumsum(words), keep_tokens)
+        del sid, words
+        ordered, doc_len, stream_len, post_df, post_docs, post_tf, pos_count, positions, tokens = out
+        wide = len(post_tf) == 4 * len(post_docs) and len(post_docs) > 0
+        return TokenChunk(
+            terms=[self._terms[i] for i in np.frombuffer(ordered, dtype=np.int64).tolist()],
+            doc_len=np.frombuffer(doc_len, dtype=np.int32),
+            stream_len=np.frombuffer(stream_len, dtype=np.int64),
+            post_df=np.frombuffer(post_df, dtype=np.int64),
+            post_docs=np.frombuffer(post_docs, dtype=np.int32),
+            post_tf=np.frombuffer(post_tf, dtype=np.uint32 if wide else np.uint16),
+            pos_count=np.frombuffer(pos_count, dtype=np.int64),
+            positions=np.frombuffer(positions, dtype=np.int32),
+            tokens=None if tokens is None else np.frombuffer(tokens, dtype=np.int32),
+        )
+
+    def _chunk_numpy(self, docs: list[tuple[str, str]], keep_tokens: bool) -> TokenChunk:
         sids: list[np.ndarray] = []
         words_per_field: list[np.ndarray] = []  # title, abstract, title, abstract, ...
         for at in range(0, len(docs), _WORD_BATCH):  # in batches: the word finder's arrays stay small
@@ -221,6 +272,10 @@ class ChunkTokenizer:
         sid = np.concatenate(sids) if sids else np.zeros(0, np.int64)
         del sids
         field_end = np.cumsum(np.concatenate(words_per_field)) if docs else np.zeros(0, np.int64)
+        return self._from_surface_ids(sid, field_end, keep_tokens)
+
+    def _from_surface_ids(self, sid: np.ndarray, field_end: np.ndarray, keep_tokens: bool) -> TokenChunk:
+        """The chunk from the surface id of each word and the end of each field's words in them."""
         index_flat = np.frombuffer(self._index_flat, dtype=np.int64).copy()
         index_len = np.frombuffer(self._index_len, dtype=np.int64).copy()
         phrase_flat = np.frombuffer(self._phrase_flat, dtype=np.int64).copy()
@@ -444,6 +499,10 @@ def _gather(sid: np.ndarray, table: np.ndarray, count: np.ndarray) -> tuple[np.n
 #: Papers whose words are found and numbered together (a chunk's words, in batches of this many
 #: papers: ~7 MB of temporary arrays per 1,000 papers)
 _WORD_BATCH = 2_500
+#: The C path's maps of an ASCII byte (surface_bytes's, lowercase first): its byte in a word (b" ":
+#: none) and its shape (b"a" letter or digit, b"-" joiner, b" " other)
+_KEEP_SURFACE = bytes(range(256)).lower().translate(_KEEP_WORD_CHARS)
+_SHAPE = bytes(range(256)).lower().translate(_JOINERS)
 #: ``_LOW_BYTES[n]``: a uint64 mask of its n low bytes (the first n bytes of a little-endian read)
 _LOW_BYTES = np.asarray([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 if sys.byteorder != "little":

@@ -401,9 +401,11 @@ else:
     KERNEL_UNAVAILABLE = None
 
 #: The C kernel's interface this module calls: retrieval/_kernel.c's ``INTERFACE``, raised with every
-#: change to what ``Kernel()`` and ``Kernel.top`` take or return. A build of another interface (left
-#: from older source: ``pip install -e .`` not re-run after _kernel.c changed) is never called.
-KERNEL_INTERFACE = 2
+#: change to what ``Kernel()`` and ``Kernel.top`` take or return (or the build tokenizer's
+#: ``SurfaceTable`` and ``chunk_arrays``, which :mod:`retrieval.build` takes from here). A build of
+#: another interface (left from older source: ``pip install -e .`` not re-run after _kernel.c
+#: changed) is never called.
+KERNEL_INTERFACE = 3
 #: True when a stale build was found and dropped (this module warned once; callers need not repeat it).
 KERNEL_STALE = False
 

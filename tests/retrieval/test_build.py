@@ -127,7 +127,7 @@ def test_chunks_of_mixed_scripts_latex_and_empty_fields():
 
 def test_long_words_and_hash_collisions_give_the_plain_build(monkeypatch):
     """Words over 16 bytes are looked up one by one; a collision of the 16-byte words' hash falls
-    back to comparing the words' bytes (forced here by a constant hash)."""
+    back to comparing the words' bytes (forced here by a constant hash, on the numpy path)."""
     words = ["a" * n for n in range(1, 40)] + ["x" * 16, "x" * 17, "exactly-sixteen1", "répétition" * 3]
     papers = [
         Paper(id=f"l{i}", title=" ".join(words[i::3]), authors=("A",), et_al=False, area="",
@@ -144,6 +144,7 @@ def test_long_words_and_hash_collisions_give_the_plain_build(monkeypatch):
         return real_unique(values, **kwargs)
 
     monkeypatch.setattr(build_module.np, "unique", colliding)
+    monkeypatch.setattr(build_module.postings, "_kernel", None)  # the numpy path (C: test_build_c.py)
     assert_same_build(build_index(papers, chunk_docs=100, use_rank_bm25=False), papers)
 
 
