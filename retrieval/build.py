@@ -16,12 +16,15 @@ the chunks' parts are released.
 
 from __future__ import annotations
 
+import glob
 import itertools
 import logging
 import multiprocessing
 import operator
 import os
+import secrets
 import sys
+import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -43,7 +46,9 @@ from retrieval.tokenize import _JOINERS, _KEEP_WORD_CHARS, STOPWORDS, analyze_wo
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ChunkTokenizer", "CorpusBuild", "Merger", "TokenChunk", "build_corpus", "process_file"]
+__all__ = [
+    "ChunkTokenizer", "CorpusBuild", "Merger", "StoredChunk", "TokenChunk", "build_corpus", "process_file",
+]
 
 
 @dataclass(slots=True)
@@ -333,12 +338,35 @@ class ChunkTokenizer:
 
 
 @dataclass(slots=True)
+class StoredChunk:
+    """A :class:`TokenChunk` whose postings and positions (``post_docs``, ``post_tf``,
+    ``positions``) a worker process wrote to a file of its own (``path``; ``spans``: the offset,
+    dtype and length of each of the three there), so that they are not sent through a pipe; its
+    terms are the worker's own numbers for them (``term_ids``, int32, in the chunk's order: see
+    :attr:`FileOutput.new_terms`)."""
+
+    worker: int  # the worker's pid
+    term_ids: np.ndarray
+    doc_len: np.ndarray
+    stream_len: np.ndarray
+    post_df: np.ndarray
+    pos_count: np.ndarray
+    max_tf: int  # the largest of post_tf (0 if none)
+    path: str
+    spans: list[tuple[int, str, int]]
+    tokens: np.ndarray | None = None
+
+
+@dataclass(slots=True)
 class _Part:
     ids: np.ndarray  # int32 global id of each of the chunk's terms
     post_df: np.ndarray  # int32
     pos_count: np.ndarray  # int32
-    # global doc ids, frequencies, global stream positions: in memory, or where they are in the spill
-    big: list[np.ndarray] | list[tuple[int, np.dtype, int]]
+    # doc ids, frequencies, stream positions: in memory, or where they are (a file, None for the
+    # spill; offset, dtype, length)
+    big: list[np.ndarray] | list[tuple[str | None, int, np.dtype, int]]
+    doc_base: int = 0  # what is still to be added to the doc ids and stream positions in ``big``
+    stream_base: int = 0
 
 
 @dataclass(slots=True)
@@ -373,37 +401,90 @@ class Merger:
         self._n_stream = 0
         self._max_tf = 0
         self._tokens: list[np.ndarray] | None = [] if keep_tokens else None
+        self._files: dict[str, int] = {}  # the workers' files of stored chunks: path -> fd
+        self._worker_terms: dict[int, list[str]] = {}  # worker pid -> its terms, by its numbers
+        self._parked: dict[int, dict[int, list[str]]] = {}  # worker pid -> first number -> terms
+        self._worker_lut: dict[int, np.ndarray] = {}  # worker pid -> global id by its numbers (-1: unseen)
 
     @property
     def n_docs(self) -> int:
         return self._n_docs
 
-    def add(self, chunk: TokenChunk) -> None:
+    def add_worker_terms(self, new_terms: tuple[int, int, list[str]] | None) -> None:
+        """Learn a worker's numbers for terms (its pid, the first number, the terms in order; see
+        :attr:`FileOutput.new_terms`), in any order: a range waits until those before it came."""
+        if new_terms is None or not new_terms[2]:
+            return
+        worker, start, strings = new_terms
+        table = self._worker_terms.setdefault(worker, [])
+        if start > len(table):
+            self._parked.setdefault(worker, {})[start] = strings
+            return
+        if start < len(table):
+            return  # learnt already
+        table += strings
+        parked = self._parked.get(worker, {})
+        while len(table) in parked:
+            table += parked.pop(len(table))
+
+    def _global_ids(self, strings: list[str]) -> np.ndarray:
+        """The global ids of distinct terms: known terms' ids, then the next ids for the new ones in
+        the given order (C-level look-ups and one dict update, no Python call per term)."""
         vocab = self._vocab
-        # known terms' ids, then the next ids for the new ones in the chunk's order (its terms are
-        # distinct): C-level look-ups and one dict update, no Python call per term
-        known = map(vocab.get, chunk.terms, itertools.repeat(-1))
-        ids = np.fromiter(known, dtype=np.int32, count=len(chunk.terms))
+        known = map(vocab.get, strings, itertools.repeat(-1))
+        ids = np.fromiter(known, dtype=np.int32, count=len(strings))
         new = ids < 0
         n_new = int(np.count_nonzero(new))
         if n_new:
             ids[new] = np.arange(len(vocab), len(vocab) + n_new, dtype=np.int32)
-            vocab.update(zip(itertools.compress(chunk.terms, new.tolist()), ids[new].tolist(), strict=True))
-        end = self._n_stream + int(chunk.stream_len.sum())
-        positions = chunk.positions.astype(np.int32 if end < 2**31 else np.int64) + self._n_stream
-        big = [(chunk.post_docs + self._n_docs).astype(np.int32), chunk.post_tf, positions]
-        if self._spill is not None:
-            where = []
-            for arr in big:
-                self._spill.write(memoryview(np.ascontiguousarray(arr)).cast("B"))
-                where.append((self._spilled, arr.dtype, len(arr)))
-                self._spilled += arr.nbytes
-            big = where  # type: ignore[assignment]
+            vocab.update(zip(itertools.compress(strings, new.tolist()), ids[new].tolist(), strict=True))
+        return ids
+
+    def _worker_ids(self, chunk: StoredChunk) -> np.ndarray:
+        """The global ids of a stored chunk's terms, through the worker's numbers: only the terms
+        this merger has not yet seen from that worker are looked up by their string."""
+        table = self._worker_terms.get(chunk.worker, [])
+        local = chunk.term_ids.astype(np.int64)
+        if len(local) and int(local.max()) >= len(table):
+            raise RuntimeError("a worker's chunk refers to terms it has not sent")
+        lut = self._worker_lut.get(chunk.worker)
+        if lut is None or len(lut) < len(table):
+            grown = np.full(max(len(table), 2 * (0 if lut is None else len(lut))), -1, dtype=np.int32)
+            if lut is not None:
+                grown[: len(lut)] = lut
+            lut = self._worker_lut[chunk.worker] = grown
+        ids = lut[local]
+        unseen = np.flatnonzero(ids < 0)
+        if len(unseen):
+            at = local[unseen]
+            found = self._global_ids([table[i] for i in at.tolist()])
+            ids[unseen] = found
+            lut[at] = found
+        return ids
+
+    def add(self, chunk: TokenChunk | StoredChunk) -> None:
+        ids = self._worker_ids(chunk) if isinstance(chunk, StoredChunk) else self._global_ids(chunk.terms)
         # int32: what waits here for every chunk is ~12 bytes per (chunk, term) (a chunk has fewer
         # than 2**31 postings and positions)
-        self._parts.append(_Part(ids, chunk.post_df.astype(np.int32), chunk.pos_count.astype(np.int32), big))
-        if len(chunk.post_tf):
-            self._max_tf = max(self._max_tf, int(chunk.post_tf.max()))
+        post_df, pos_count = chunk.post_df.astype(np.int32), chunk.pos_count.astype(np.int32)
+        if isinstance(chunk, StoredChunk):  # its doc ids and positions are shifted when read back
+            where = [(chunk.path, offset, np.dtype(dtype), count) for offset, dtype, count in chunk.spans]
+            self._parts.append(_Part(ids, post_df, pos_count, where, self._n_docs, self._n_stream))
+            self._max_tf = max(self._max_tf, chunk.max_tf)
+        else:
+            end = self._n_stream + int(chunk.stream_len.sum())
+            positions = chunk.positions.astype(np.int32 if end < 2**31 else np.int64) + self._n_stream
+            big = [(chunk.post_docs + self._n_docs).astype(np.int32), chunk.post_tf, positions]
+            if self._spill is not None:
+                where = []
+                for arr in big:
+                    self._spill.write(memoryview(np.ascontiguousarray(arr)).cast("B"))
+                    where.append((None, self._spilled, arr.dtype, len(arr)))
+                    self._spilled += arr.nbytes
+                big = where  # type: ignore[assignment]
+            self._parts.append(_Part(ids, post_df, pos_count, big))
+            if len(chunk.post_tf):
+                self._max_tf = max(self._max_tf, int(chunk.post_tf.max()))
         if self._tokens is not None:
             if chunk.tokens is None:
                 raise ValueError("the chunk was tokenized without its tokens")
@@ -414,14 +495,32 @@ class Merger:
         self._n_stream += int(chunk.stream_len.sum())
 
     def _big(self, part: _Part) -> list[np.ndarray]:
-        if self._spill is None:
+        if not part.big or isinstance(part.big[0], np.ndarray):
             return part.big  # type: ignore[return-value]
-        return [_read_spilled(self._spill, offset, dtype, count) for offset, dtype, count in part.big]  # type: ignore[misc]
+        out = []
+        for path, offset, dtype, count in part.big:  # type: ignore[misc]
+            if path is None:
+                fd = self._spill.fileno()  # type: ignore[union-attr]
+            else:
+                fd = self._files.get(path, -1)
+                if fd < 0:
+                    fd = self._files[path] = os.open(path, os.O_RDONLY)
+            out.append(_read_spilled(fd, offset, dtype, count))
+        return out
+
+    def close(self) -> None:
+        """Close the workers' files (:meth:`finish` does it too)."""
+        for fd in self._files.values():
+            os.close(fd)
+        self._files.clear()
 
     def finish(self) -> Merged:
         """The merged arrays (the chunks' parts are released as they are copied in)."""
         terms = list(self._vocab)
         self._vocab.clear()
+        self._worker_terms.clear()
+        self._parked.clear()
+        self._worker_lut.clear()
         n_terms = len(terms)
         df = np.zeros(n_terms, dtype=np.int64)
         pos_count = np.zeros(n_terms, dtype=np.int64)
@@ -440,15 +539,22 @@ class Merger:
         pos_cursor = pos_indptr[:-1].copy()
         if self._spill is not None:
             self._spill.flush()
-        for part in self._parts:
-            part_docs, part_tf, part_positions = self._big(part)
-            dest = _destinations(post_cursor, part.ids, part.post_df)
-            post_docs[dest] = part_docs
-            post_tf[dest] = part_tf
-            dest = _destinations(pos_cursor, part.ids, part.pos_count)
-            positions[dest] = part_positions
-            part.big = []
-            del part_docs, part_tf, part_positions, dest
+        try:
+            for part in self._parts:
+                part_docs, part_tf, part_positions = self._big(part)
+                if part.doc_base:
+                    part_docs = part_docs + part.doc_base  # int32 (fewer than 2**31 docs)
+                if part.stream_base:
+                    part_positions = part_positions.astype(pos_dtype) + part.stream_base
+                dest = _destinations(post_cursor, part.ids, part.post_df)
+                post_docs[dest] = part_docs
+                post_tf[dest] = part_tf
+                dest = _destinations(pos_cursor, part.ids, part.pos_count)
+                positions[dest] = part_positions
+                part.big = []
+                del part_docs, part_tf, part_positions, dest
+        finally:
+            self.close()
         self._parts.clear()
         doc_len = np.concatenate(self._doc_len).astype(np.int64) if self._doc_len else np.zeros(0, np.int64)
         stream_len = np.concatenate(self._stream_len) if self._stream_len else np.zeros(0, np.int64)
@@ -465,8 +571,8 @@ class Merger:
                       docs_tokens)  # fmt: skip
 
 
-def _read_spilled(spill: BinaryIO, offset: int, dtype: np.dtype, count: int) -> np.ndarray:
-    data = os.pread(spill.fileno(), count * dtype.itemsize, offset)
+def _read_spilled(fd: int, offset: int, dtype: np.dtype, count: int) -> np.ndarray:
+    data = os.pread(fd, count * dtype.itemsize, offset)
     if len(data) != count * dtype.itemsize:
         raise OSError("the build's spill file is shorter than what was written to it")
     return np.frombuffer(data, dtype=dtype)
@@ -577,13 +683,71 @@ class FileOutput:
     skipped: list[SkippedBlock]
     cp1252: bool
     catalogue: CataloguePart
-    chunks: list[TokenChunk]
+    chunks: list[TokenChunk | StoredChunk]
     logs: list[tuple[str, int, str]]  # (logger, level, message) emitted in a worker
     bad_line: int | None = None  # a piece of a file: its first line that is not UTF-8
     ok: bool = True  # a piece of a file: the split holds (see retrieval.corpus.read_piece)
+    # the terms the worker numbered for its stored chunks since its previous output: its pid, the
+    # first number, the terms (a later output, or this one, refers to them)
+    new_terms: tuple[int, int, list[str]] | None = None
 
 
 _PROCESS_TOKENIZER: ChunkTokenizer | None = None
+#: This process's files of stored chunks: (folder, name prefix) -> [fd, path, bytes written], or
+#: None once writing there failed
+_STORE_FILES: dict[tuple[str, str], list[Any] | None] = {}
+#: This process's numbers for the terms of its stored chunks, and the terms numbered since its last
+#: output
+_WORKER_TERMS: dict[str, int] = {}
+_WORKER_NEW: list[str] = []
+
+
+def _store(chunk: TokenChunk, store: tuple[str, str]) -> TokenChunk | StoredChunk:
+    """Write a chunk's postings and positions to this process's file in the folder ``store[0]``
+    (its name starts with ``store[1]``), or keep the chunk as it is when that fails."""
+    entry = _STORE_FILES.get(store)
+    if store in _STORE_FILES and entry is None:
+        return chunk
+    try:
+        if entry is None:
+            fd, path = tempfile.mkstemp(prefix=store[1], suffix=".tmp", dir=store[0])
+            entry = _STORE_FILES[store] = [fd, path, 0]
+        fd, path, at = entry
+        spans = []
+        for arr in (chunk.post_docs, chunk.post_tf, chunk.positions):
+            data = memoryview(np.ascontiguousarray(arr)).cast("B")
+            done = 0
+            while done < len(data):
+                done += os.pwrite(fd, data[done:], at + done)
+            spans.append((at, arr.dtype.str, len(arr)))
+            at += len(data)
+        entry[2] = at
+    except OSError as exc:
+        log.debug("keeping the chunks in memory: %s", exc)
+        _STORE_FILES[store] = None
+        return chunk
+    max_tf = int(chunk.post_tf.max()) if len(chunk.post_tf) else 0
+    # this process's numbers for the terms: the main process learns each term's string once
+    ids = np.fromiter(map(_WORKER_TERMS.get, chunk.terms, itertools.repeat(-1)), dtype=np.int32,
+                      count=len(chunk.terms))  # fmt: skip
+    new = ids < 0
+    n_new = int(np.count_nonzero(new))
+    if n_new:
+        ids[new] = np.arange(len(_WORKER_TERMS), len(_WORKER_TERMS) + n_new, dtype=np.int32)
+        strings = list(itertools.compress(chunk.terms, new.tolist()))
+        _WORKER_TERMS.update(zip(strings, ids[new].tolist(), strict=True))
+        _WORKER_NEW.extend(strings)
+    return StoredChunk(os.getpid(), ids, chunk.doc_len, chunk.stream_len, chunk.post_df, chunk.pos_count,
+                       max_tf, path, spans, chunk.tokens)  # fmt: skip
+
+
+def _new_worker_terms() -> tuple[int, int, list[str]] | None:
+    """The terms this process numbered since the last call (see :attr:`FileOutput.new_terms`)."""
+    if not _WORKER_NEW:
+        return None
+    strings = _WORKER_NEW[:]
+    _WORKER_NEW.clear()
+    return os.getpid(), len(_WORKER_TERMS) - len(strings), strings
 
 
 def _worker_start(parent: int) -> None:
@@ -615,10 +779,13 @@ def process_file(
     tokenizer: ChunkTokenizer | None = None,
     capture_logs: bool = False,
     piece: FilePiece | None = None,
+    store: tuple[str, str] | None = None,
 ) -> FileOutput:
     """Parse one corpus file (or a piece of it) and make, for its records except those numbered in
     ``drop``, their titles, catalogue part and token chunks (what
-    :func:`retrieval.corpus.load_corpus` and :func:`retrieval.index.build_index` make of them)."""
+    :func:`retrieval.corpus.load_corpus` and :func:`retrieval.index.build_index` make of them).
+    With ``store`` (a folder, a file name prefix), the chunks' postings and positions go to a file
+    of this process there (:class:`StoredChunk`)."""
     global _PROCESS_TOKENIZER
     from retrieval.corpus import read_file, read_piece, title_of
 
@@ -645,14 +812,18 @@ def process_file(
                 _PROCESS_TOKENIZER = ChunkTokenizer()
             tokenizer = _PROCESS_TOKENIZER
         fields = [(p.title, p.abstract) for p in papers]
-        chunks = [tokenizer.chunk(fields[i : i + chunk_docs], keep_tokens=keep_tokens)
-                  for i in range(0, len(fields), chunk_docs)]  # fmt: skip
+        chunks: list[TokenChunk | StoredChunk] = []
+        for i in range(0, len(fields), chunk_docs):
+            chunk = tokenizer.chunk(fields[i : i + chunk_docs], keep_tokens=keep_tokens)
+            chunks.append(chunk if store is None else _store(chunk, store))
+            del chunk
         catalogue = catalogue_part(papers)
     finally:
         if capture is not None:
             root.removeHandler(capture)
     logs = capture.records if capture is not None else []
-    return FileOutput(keys, result.skipped, result.cp1252, catalogue, chunks, logs, bad_line, ok)
+    return FileOutput(keys, result.skipped, result.cp1252, catalogue, chunks, logs, bad_line, ok,
+                      _new_worker_terms() if store is not None else None)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -683,6 +854,7 @@ def build_corpus(
     progress: Callable[[str, int, int], None] | None = None,
     chunk_docs: int = CHUNK_DOCS,
     split_bytes: int | None = None,
+    worker_files: tuple[Path, str] | None = None,
 ) -> CorpusBuild:
     """Read, de-duplicate and tokenize a corpus (see :func:`retrieval.corpus.load_corpus` for what
     is read, :func:`retrieval.index.build_index` for the arrays: both give the same).
@@ -698,11 +870,14 @@ def build_corpus(
         progress: ``progress(stage, done, total)`` for the ``"parse"`` (files) stage.
         split_bytes: Split plain-text files into pieces of about this many bytes (0: never; default:
             see :data:`SPLIT_MIN_BYTES`). Any split gives the same result.
+        worker_files: A folder and a file name prefix: worker processes write their chunks'
+            postings and positions to files there, named with that prefix (and removed before this
+            returns), instead of sending them to this process (see :class:`StoredChunk`).
 
     Raises:
         CorpusError: The path is missing or holds no corpus file, or no paper could be loaded.
     """
-    from retrieval.corpus import area_key, canonical_areas, display_path, no_paper_error, scan
+    from retrieval.corpus import scan
 
     files, ignored, displays = scan(path)
     sizes = [f.stat().st_size for f in files]
@@ -719,9 +894,39 @@ def build_corpus(
     def plan() -> list[list[FilePiece] | None]:
         return pieces if pieces is not None else _split_files(files, sizes, headers, split_bytes)
 
+    store = None
+    if worker_files is not None:  # this build's own names: removed at the end whatever happens
+        store = (str(worker_files[0]), f"{worker_files[1]}{secrets.token_hex(4)}w")
+    try:
+        return _build(path, files, ignored, displays, plan, headers, spill, postings_spill, keep_tokens,
+                      workers, progress, chunk_docs, store)  # fmt: skip
+    finally:
+        if store is not None:
+            for leftover in Path(store[0]).glob(f"{glob.escape(store[1])}*.tmp"):
+                leftover.unlink(missing_ok=True)
+
+
+def _build(
+    path: Path,
+    files: Sequence[Path],
+    ignored: Sequence[Path],
+    displays: Sequence[str],
+    plan: Callable[[], Sequence[Sequence[FilePiece] | None]],
+    headers: Sequence[str],
+    spill: BinaryIO | None,
+    postings_spill: BinaryIO | None,
+    keep_tokens: bool,
+    workers: int,
+    progress: Callable[[str, int, int], None] | None,
+    chunk_docs: int,
+    store: tuple[str, str] | None,
+) -> CorpusBuild:
+    from retrieval.corpus import area_key, canonical_areas, display_path, no_paper_error
+
     try:
         builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, plan, displays, headers, spill, postings_spill, keep_tokens, workers, progress, chunk_docs
+            files, plan, displays, headers, spill, postings_spill, keep_tokens, workers, progress, chunk_docs,
+            store,
         )
     except BrokenProcessPool as exc:
         # e.g. a script without an ``if __name__ == "__main__"`` guard (spawn re-runs it)
@@ -731,9 +936,10 @@ def build_corpus(
                 fh.seek(0)
                 fh.truncate()
         builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, plan, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs
+            files, plan, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs, None
         )
     if not kept:
+        merger.close()
         raise no_paper_error(path, skipped)
     content_ids = dedup.ids()
 
@@ -748,8 +954,12 @@ def build_corpus(
     text_bytes = builder.text_bytes
     content_ids.clear()  # these go before the merged arrays fill (the build's peak)
     del kept, dedup, id_of, builder
+    try:
+        merged = merger.finish()
+    finally:
+        merger.close()
     return CorpusBuild(
-        merged=merger.finish(),
+        merged=merged,
         catalogue=catalogue,
         area_names=area_names,
         text_bytes=text_bytes,
@@ -784,6 +994,7 @@ def _read_files(
     workers: int,
     progress: Callable[[str, int, int], None] | None,
     chunk_docs: int,
+    store: tuple[str, str] | None = None,
 ) -> tuple[CatalogueBuilder, Merger, Any, list[RecordKey], list[SkippedBlock], list[str]]:
     from retrieval.corpus import Dedup
 
@@ -801,7 +1012,8 @@ def _read_files(
     def run(i: int, piece: FilePiece | None, drop: frozenset[int] = frozenset()) -> Future[FileOutput]:
         if pool is not None:
             return pool.submit(process_file, files[i], displays[i], headers, drop, keep_tokens=keep_tokens,
-                               chunk_docs=chunk_docs, capture_logs=True, piece=piece)  # fmt: skip
+                               chunk_docs=chunk_docs, capture_logs=True, piece=piece,
+                               store=store)  # fmt: skip
         done: Future[FileOutput] = Future()
         done.set_result(process_file(files[i], displays[i], headers, drop, keep_tokens=keep_tokens,
                                      chunk_docs=chunk_docs, tokenizer=tokenizer, piece=piece))  # fmt: skip
@@ -817,13 +1029,23 @@ def _read_files(
     pending = [run(*unit) for unit in units[:window]]
     submitted = len(pending)
 
+    def learn(out: FileOutput) -> FileOutput:
+        # A worker's output may refer to terms it numbered in outputs done before it but not yet
+        # taken here (a re-run is done after later tasks): those are done (one result queue, in
+        # order), so their terms are learnt now
+        merger.add_worker_terms(out.new_terms)
+        for future in pending:
+            if future.done() and not future.cancelled() and future.exception() is None:
+                merger.add_worker_terms(future.result().new_terms)
+        return out
+
     def next_output() -> FileOutput:
         nonlocal submitted
         out = pending.pop(0).result()
         if submitted < len(units):
             pending.append(run(*units[submitted]))
             submitted += 1
-        return out
+        return learn(out)
 
     try:
         for i in range(len(files)):
@@ -831,7 +1053,7 @@ def _read_files(
             holds = all(out.ok for _, out in outs) and any(out.keys or out.skipped for _, out in outs)
             if pieces[i] is not None and not holds:
                 log.debug("%s: the split does not hold; reading the whole file", displays[i])
-                outs = [(None, run(i, None).result())]
+                outs = [(None, learn(run(i, None).result()))]
             bad_lines = [out.bad_line for _, out in outs if out.bad_line is not None]
             if bad_lines:  # the pieces of a split file: one warning, as the whole file gives
                 logging.getLogger("retrieval.corpus").warning(
@@ -844,7 +1066,7 @@ def _read_files(
                     logging.getLogger(name).log(level, "%s", message)
                 drop = frozenset(j for j, key in enumerate(out.keys) if not dedup.keep(key))
                 if drop:  # duplicates of papers read before: made again without them (rare)
-                    again = run(i, piece, drop).result()
+                    again = learn(run(i, piece, drop).result())
                     if again.keys != out.keys:
                         raise CorpusError(f"{displays[i]} changed while it was read; load the corpus again")
                     out = again

@@ -524,11 +524,7 @@ def _save_arrays(arrays: dict[str, Any], terms: Sequence[str], path: Path, meta:
             fh.write(b"\0" * (data_start - _PREFIX - len(raw)))
             for arr in arrays.values():
                 if isinstance(arr, _Spilled):
-                    with arr.path.open("rb") as src:
-                        copied = 0
-                        while block := src.read(16 << 20):
-                            fh.write(block)
-                            copied += len(block)
+                    copied = _copy_file(arr.path, fh)
                     if copied != arr.nbytes:
                         raise OSError(f"{arr.path} holds {copied} bytes, {arr.nbytes} expected")
                 else:
@@ -540,6 +536,25 @@ def _save_arrays(arrays: dict[str, Any], terms: Sequence[str], path: Path, meta:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _copy_file(path: Path, fh: BinaryIO) -> int:
+    """Append a file's content to ``fh`` (written up to its end) in the kernel where it can
+    (``os.copy_file_range``: no copy through this process), else block by block. Returns the bytes
+    copied."""
+    copied = 0
+    with path.open("rb") as src:
+        fh.flush()
+        try:
+            while n := os.copy_file_range(src.fileno(), fh.fileno(), 1 << 30):
+                copied += n
+        except (AttributeError, OSError):  # not on this system or between these file systems
+            src.seek(copied)
+        fh.seek(0, os.SEEK_END)  # (the kernel moved the file's position)
+        while block := src.read(16 << 20):
+            fh.write(block)
+            copied += len(block)
+    return copied
 
 
 class _BadCache(Exception):
@@ -890,8 +905,10 @@ def _build_and_save(
         pass  # an unwritable cache folder: the text and postings stay in memory
     try:
         keep_tokens = sum(f.stat().st_size for f in files) <= _MODEL_TOKENS_MAX_BYTES
+        worker_files = (cache_file.parent, f"{cache_file.name}.{os.getpid()}.") if postings else None
         built = build_corpus(path, (HEADER, *headers), spill=spill, postings_spill=postings,
-                             keep_tokens=keep_tokens, progress=progress)  # fmt: skip
+                             keep_tokens=keep_tokens, progress=progress,
+                             worker_files=worker_files)  # fmt: skip
         for fh in (spill, postings):
             if fh is not None:
                 fh.close()
