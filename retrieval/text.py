@@ -17,6 +17,7 @@ import html
 import importlib
 import logging
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 
@@ -1228,7 +1229,9 @@ def _capitalize(text: str) -> str:
         return text
     space = text.find(" ")
     word = text if space == -1 else text[:space]
-    if word.islower() and not any(c.isalpha() and not c.islower() for c in word if not c.isascii()):
+    if word.islower() and (
+        word.isascii() or not any(c.isalpha() and not c.islower() for c in word if not c.isascii())
+    ):
         return word[0].upper() + text[1:]
     return text
 
@@ -1341,6 +1344,9 @@ _describe_hook: object = _UNSET
 
 
 def _keyphrase_module():  # noqa: ANN202
+    module = sys.modules.get("retrieval.keyphrase")  # (import_module's own lookup costs ~1 µs)
+    if module is not None:
+        return module
     try:
         return importlib.import_module("retrieval.keyphrase")
     except ModuleNotFoundError as exc:
@@ -1388,7 +1394,26 @@ _T_LEAD = _LazyRe(
     r"(?:and\s+|yet\s+)?)*",
     re.I,
 )
-_T_NAME = _LazyRe(r"[A-Z][a-z]*[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*")
+# the words _T_LEAD can start with: a text whose first word is none of them (in ASCII) has no lead
+_T_LEAD_FIRST = frozenset(
+    "that how a an the our two three several novel new simple general generic unified principled "
+    "efficient effective powerful lightweight scalable first straightforward comprehensive systematic "
+    "theoretical practical".split()
+)
+
+
+def _t_lead_end(text: str, pos: int = 0) -> int:
+    """``_T_LEAD.match(text, pos).end()``, without the regex when the first word cannot start it."""
+    first = text[pos : pos + 20].split(None, 1)
+    if first:
+        word = first[0].split(",", 1)[0]
+        if word.isascii() and word.lower() not in _T_LEAD_FIRST:
+            return pos
+    return _T_LEAD.match(text, pos).end()
+
+
+# ([A-Z] factored out: the engine skips to a capital, not tries both alternatives everywhere)
+_T_NAME = _LazyRe(r"[A-Z](?:[a-z]*[A-Z0-9][\w+*-]*|[a-z]+-[A-Z][\w-]*)")
 _T_GENERIC = frozenset(
     "LLM LLMs MLLM MLLMs VLM VLMs GPU GPUs CPU TPU CNN CNNs RNN RNNs GNN GNNs RL DRL MARL NLP CV SOTA AI "
     "ML DL VAE VAEs GAN GANs MLP MLPs ViT ViTs BERT GPT GPT-2 GPT-3 GPT-4 GPT-3.5 ChatGPT SGD Adam PDE "
@@ -1410,10 +1435,10 @@ _T_CALLED = _LazyRe(r"[\s,]*\b(?:called|named|termed|dubbed|coined|denoted(?: as
 _T_ANAPHORA = frozenset("this these that those such it its them they and or but how whether why".split())
 _T_SMALL = frozenset("a an the of for and or to in on with by from via at as into is are".split())
 # where a phrase ends: a clause word (after a comma, more of them), a sentence or clause mark, a dash
-_T_CUT = _LazyRe(
-    r",\s*(?:which|that|where|while|and|but|thus|so|achieving|allowing|enabling|leading|resulting)\b"
+_T_CUT = _LazyRe(  # (the lookahead of the first characters: the engine skips to them)
+    r"(?=[,;:.!?\s])(?:,\s*(?:which|that|where|while|and|but|thus|so|achieving|allowing|enabling|leading|resulting)\b"
     r"|\s(?:which|that|where|whereby|while|whereas|so\s+that|such\s+that|because|since|achieving|"
-    r"allowing|enabling|in\s+order\s+to|thereby)\b|[;:.!?](?:\s|$)|\s[-–—]\s"
+    r"allowing|enabling|in\s+order\s+to|thereby)\b|[;:.!?](?:\s|$)|\s[-–—]\s)"
 )
 
 
@@ -1499,13 +1524,34 @@ _T_HEAD_NOUNS = frozenset(
     "simulator engine environment sampler predictor generator detector classifier planner controller "
     "learner".split()
 )
+# the words w with w.removesuffix("s") in _T_HEAD_NOUNS ("method", "methods"): one set lookup
+_T_HEAD_NOUN_FORMS = frozenset({n + "s" for n in _T_HEAD_NOUNS} | {n for n in _T_HEAD_NOUNS if n[-1:] != "s"})
+_T_HEAD_NOUN_ANY = _T_HEAD_NOUNS | _T_HEAD_NOUN_FORMS  # w in it: w or w.removesuffix("s") is one
 _T_LOWER_NAMED = _LazyRe(
     r"(?:as\s+)?[*_\"“]*[a-z][\w-]*(?: [a-z][\w-]*){0,4}[*_\"”]* \((?P<n>[A-Z][\w-]*[A-Z][\w-]*)\)"
 )
 _T_LOWER_APPOSED = _LazyRe(r"(?P<n>[a-z][a-z-]+(?: [a-z][a-z-]+){0,3}), an? ")
+
+
+def _t_lower_apposed(head: str, at: int) -> re.Match[str] | None:
+    """``_T_LOWER_APPOSED.match(head, at)``, tried only when the first comma after ``at`` opens
+    ", a" and at most four words come before it (the phrase holds no comma)."""
+    comma = head.find(",", at)
+    if comma == -1 or head[comma : comma + 3] != ", a" or head.count(" ", at, comma) > 3:
+        return None
+    return _T_LOWER_APPOSED.match(head, at)
+
+
 _T_NAMING_LINKS = frozenset("namely called named dubbed termed denoted".split())
 _T_LOWER_CAMEL = _LazyRe(r" [a-z]{1,2}[A-Z][A-Za-z0-9-]*[a-z0-9]")  # iTransformer, dLLMs
 _T_CAMEL = _LazyRe(r"[a-z][A-Z]")
+
+
+def _t_camel(token: str) -> bool:
+    """``_T_CAMEL.search(token)``: a lowercase letter then a capital (a text of one case has none)."""
+    return not token.islower() and not token.isupper() and _T_CAMEL.search(token) is not None
+
+
 _T_ACRONYM_AFTER = _LazyRe(r"\s*\([\"“*]*([A-Z][\w-]*[A-Z][\w-]*)[\"”*]*\)")  # (MOTOR), ("BrainSCUBA")
 _T_URL_NAME = _LazyRe(r"https?://\S+?/([A-Za-z][\w.-]{2,30}?)/?(?=[\s).,;]*(?:\s|$))")
 _T_DEFINED_BONUS = 7
@@ -1544,13 +1590,26 @@ _T_KEYWORD_KIND = {
     "denoted": 2, "namely": 2, "referred to as": 2, "refer to as": 2, "our": 3, "resulting": 3,
     "propos": 4, "introduc": 4, "present": 4,
 }
-_T_STATEMENT = _LazyRe(
-    r"(?:(?:first|then|further|also|here|thus|therefore|newly|formally|systematically|empirically|"
-    r"theoretically) )?(?P<v>propos|introduc|present|develop|design|devis|build|construct|creat|contribut|"
-    r"releas|stud(?:y|ie)|investigat|show|demonstrat|analy[sz]|explor|address|tackl|consider|examin|"
-    r"revisit|formulat|establish|provid|offer|deriv|prov|identif(?:y|ie)|leverag|focus(?:e)?(?:s)? on|"
-    r"put(?:s)? forward|characteri[sz]|unveil|curat|collect|pioneer)(?:e?s|e)?(?=[\s:,])[\s:]*"
+# the same keyed by the match (" we"), "this" as kind 0 (a statement only before paper/work/...)
+_T_MATCH_KIND = {" " + word: 0 if word == "this" else kind for word, kind in _T_KEYWORD_KIND.items()}
+_T_STATEMENT_ADVERBS = (
+    "first", "then", "further", "also", "here", "thus", "therefore", "newly", "formally", "systematically",
+    "empirically", "theoretically",
 )
+_T_STATEMENT_VERBS = (
+    "propos", "introduc", "present", "develop", "design", "devis", "build", "construct", "creat", "contribut",
+    "releas", "stud(?:y|ie)", "investigat", "show", "demonstrat", "analy[sz]", "explor", "address", "tackl",
+    "consider", "examin", "revisit", "formulat", "establish", "provid", "offer", "deriv", "prov",
+    "identif(?:y|ie)", "leverag", "focus(?:e)?(?:s)? on", "put(?:s)? forward", "characteri[sz]", "unveil",
+    "curat", "collect", "pioneer",
+)
+_T_STATEMENT = _LazyRe(
+    rf"(?:(?:{'|'.join(_T_STATEMENT_ADVERBS)}) )?(?P<v>{'|'.join(_T_STATEMENT_VERBS)})"
+    r"(?:e?s|e)?(?=[\s:,])[\s:]*"
+)
+# the first three letters of every word a statement can start with (each alternative above opens
+# with three plain letters, tested): a text opening otherwise is no statement, the regex is not tried
+_T_STATEMENT_STARTS = frozenset(w[:3] for w in _T_STATEMENT_ADVERBS + _T_STATEMENT_VERBS)
 _T_SUBJECTS = ("paper ", "work ", "study ", "article ")
 # verbs after which a Capitalised phrase followed by "," ":" "(" is the name being introduced
 _T_INTRO_VERBS = frozenset(
@@ -1560,7 +1619,11 @@ _T_INTRO_VERBS = frozenset(
 
 
 def _t_introduced(head: str, at: int) -> re.Match[str] | None:
-    """The name right after an introducing verb's stem at ``at`` (:data:`_T_INTRODUCED`)."""
+    """The name right after an introducing verb's stem at ``at`` (:data:`_T_INTRODUCED`). The name's
+    capital opens (after quote marks) one of the first three words there: the regex is tried only then."""
+    words = head[at : at + 200].split(None, 3)
+    if len(words) == 4 and not any("A" <= w.lstrip("\"“*")[:1] <= "Z" for w in words[:3]):
+        return None
     n = _T_INTRODUCED.match(head, at)
     if n is not None and n.group("k") and n.group("s").endswith("ed") and head[at - 11 : at - 6] != " our ":
         return None  # "the proposed MOO framework" is someone else's or a part; "our proposed X model" ours
@@ -1584,26 +1647,28 @@ def _t_sites(
     statements: list[tuple[int, int, str]] = []
     named: list[tuple[str, int]] = []
     for m in _T_KEYWORDS.finditer(lower):  # the space after a keyword is left for the next one
-        word = m.group()[1:]
-        kind = _T_KEYWORD_KIND[word]
-        end = m.end() + 1
-        if kind != 4 and lower[m.end() : end] != " ":
-            continue  # "well", "ours"
-        if kind == 1:
-            if len(statements) < limit:
-                if word == "this":
-                    if not lower.startswith(_T_SUBJECTS, end):
-                        continue
-                    end = lower.find(" ", end) + 1
-                s = _T_STATEMENT.match(lower, end)
-                if s is not None:
-                    verb = s.group("v")
-                    # (start, its object after "a novel ...", verb)
-                    statements.append((m.start() + 1, _T_LEAD.match(head, s.end()).end(), verb))
-                    if verb in _T_INTRO_VERBS:  # "we present Eureka, a ...", "we introduce X (XY)"
-                        n = _t_introduced(head, s.start("v") + len(verb))
-                        if n is not None:
-                            named.append((n.group("n"), n.start("n")))
+        kind = _T_MATCH_KIND[m.group()]
+        end = m.end()
+        if kind != 4:
+            if lower[end : end + 1] != " ":
+                continue  # "well", "ours"
+            if kind <= 1 and len(statements) >= limit:
+                continue
+        end += 1
+        if kind <= 1:  # 0: "this", 1: "we"
+            if kind == 0:
+                if not lower.startswith(_T_SUBJECTS, end):
+                    continue
+                end = lower.find(" ", end) + 1
+            s = _T_STATEMENT.match(lower, end) if lower[end : end + 3] in _T_STATEMENT_STARTS else None
+            if s is not None:
+                verb = s.group("v")
+                # (start, its object after "a novel ...", verb)
+                statements.append((m.start() + 1, _t_lead_end(head, s.end()), verb))
+                if verb in _T_INTRO_VERBS:  # "we present Eureka, a ...", "we introduce X (XY)"
+                    n = _t_introduced(head, s.start("v") + len(verb))
+                    if n is not None:
+                        named.append((n.group("n"), n.start("n")))
         elif kind == 2:
             n = _T_NAMED.match(head, end)
             if n is None and _t_after_head_noun(head, m.start() + 1):
@@ -1616,11 +1681,11 @@ def _t_sites(
             n = _t_introduced(head, end - 1)
             word_end = lower.find(" ", end - 1, end + 12)
             if n is None and word_end != -1:  # "(we establish ... and) present a novel method, Calibrated"
-                n = _t_after_head_noun_of(head, _T_LEAD.match(head, word_end + 1).end())
+                n = _t_after_head_noun_of(head, _t_lead_end(head, word_end + 1))
                 if n is None and lower[word_end - 2 : word_end] != "ed":
                     # "we propose particle guidance, an extension of ...": a lowercase name; not
                     # "given the proposed evidence, a proxy ..."
-                    coined = _T_LOWER_APPOSED.match(head, word_end + 1)
+                    coined = _t_lower_apposed(head, word_end + 1)
                     if coined is not None:
                         named.append((coined.group("n")[0].upper() + coined.group("n")[1:], word_end + 1))
                         continue
@@ -1634,7 +1699,7 @@ def _t_sites(
             first = lower.find(" ", end, end + 20)
             second = lower.find(" ", first + 1, first + 20) if first != -1 else -1
             for a, b in ((end, first), (first + 1, second)):
-                if b != -1 and lower[a:b].rstrip(",").removesuffix("s") in _T_HEAD_NOUNS:
+                if b != -1 and lower[a:b].rstrip(",") in _T_HEAD_NOUN_FORMS:
                     n = _T_NAMED.match(head, b + 1)
                     if n is not None:
                         named.append((n.group("n"), n.start("n")))
@@ -1647,7 +1712,12 @@ def _t_after_head_noun_of(head: str, obj: int) -> re.Match[str] | None:
     the first six with a comma ("a prototype-based tabular representation learning framework, PTaRL")."""
     words = head[obj : obj + 100].split(None, 7)[:7]
     for k in range(min(6, len(words) - 1)):
-        if (k < 3 or words[k][-1] == ",") and words[k].rstrip(",").removesuffix("s") in _T_HEAD_NOUNS:
+        word = words[k]
+        if word[-1] == ",":
+            word = word.rstrip(",")
+        elif k >= 3:
+            continue
+        if word in _T_HEAD_NOUN_FORMS:
             return _T_NAMED.match(head, head.find(words[k + 1], obj))
     return None
 
@@ -1660,7 +1730,10 @@ def _t_ours(lower: str, pos: int) -> bool:
     """The sentence up to ``pos`` is about the authors' work ("we present a method named X"), not
     someone else's ("a newly-arising method named Evidential Deep Learning (EDL), ...")."""
     sentence = lower[lower.rfind(". ", 0, pos) + 1 : pos]
-    return any(w in sentence for w in _T_OURS)
+    for w in _T_OURS:
+        if w in sentence:
+            return True
+    return False
 
 
 def _t_apposed(head: str, lo: int, hi: int) -> list[tuple[str, int]]:
@@ -1715,7 +1788,7 @@ def _t_own_kind(head: str, lower: str, start: int, long: str) -> bool:
     before = lower[max(0, start - 2 - len(long) - 6) : start - 2 - len(long)].split()[-1:]
     close = head.find(")", start)
     after = lower[close + 2 : close + 60].split(None, 2)[:2]
-    if not after or after[0].removesuffix("s") not in _T_HEAD_NOUNS:
+    if not after or after[0] not in _T_HEAD_NOUN_FORMS:
         return False
     return before in (["this"], ["our"]) or (
         before == ["the"] and len(after) == 2 and after[1].startswith(_T_LEAD_VERBS)
@@ -1731,7 +1804,7 @@ def _t_after_head_noun(head: str, start: int) -> bool:
     words = _t_previous_words(head, start)
     if len(words) == 2 and words[1] in _T_NAMING_LINKS:
         words = words[:1]
-    return bool(words) and (words[-1] in _T_HEAD_NOUNS or words[-1].removesuffix("s") in _T_HEAD_NOUNS)
+    return bool(words) and words[-1] in _T_HEAD_NOUN_ANY
 
 
 _T_NAME_AT = _LazyRe(
@@ -1803,7 +1876,7 @@ def _t_candidates(
         commas = sorted(commas + list(_T_COLON_CAPITAL.finditer(head)), key=lambda m: m.start())
     for m in commas:  # "a novel approach, GeneOH Diffusion, ...", "dataset, EQA-MX"
         noun = head[head.rfind(" ", 0, m.start()) + 1 : m.start()].lower()
-        if noun in _T_HEAD_NOUNS or noun.removesuffix("s") in _T_HEAD_NOUNS:
+        if noun in _T_HEAD_NOUN_ANY:
             n = _T_NAME_AT.match(head, m.start() + 2)  # a name-like word, not "model, Claude 2"
             before = lower[max(0, m.start() - 60) : m.start()].split()[-6:]
             if n is not None and (
@@ -1819,7 +1892,7 @@ def _t_candidates(
         after = _T_ACRONYM_AFTER.match(head, start + len(token))
         if (
             after is None
-            and not (_T_CAMEL.search(token) or token.replace("-", "").isupper())
+            and not (_t_camel(token) or token.replace("-", "").isupper())
             and head[start + len(token) : start + len(token) + 1] not in (",", ":")
             # nor "we propose the MAZero algorithm, which ... Monte Carlo Tree Search (MCTS)"
             and not (" " not in token and _t_next_word(head, start + len(token)) in _T_HEAD_NOUNS)
@@ -1873,7 +1946,7 @@ def _t_candidates(
         if start and (head[start - 1].isalnum() or head[start - 1] in "-\\"):
             continue  # inside a word, or a LaTeX command
         token = word.rstrip("-*_").removesuffix("'s")  # (_ZeroFlow_: markdown emphasis)
-        if len(token) < 3 or token in _T_GENERIC or _t_compound_adjective(token):
+        if len(token) < 3 or token in _T_GENERIC or ("-" in token and _t_compound_adjective(token)):
             continue
         end = start + len(token)
         if head[end : end + 1] in ("'", "’") and head[end + 1 : end + 2].isalnum():
@@ -1906,7 +1979,10 @@ def _t_name(
         return None
 
     def introduced_at(pos: int) -> bool:  # "propose", "introduce", "call" ... in the 5 words before
-        return any(w.startswith(_T_NAMING) for w in lower[max(0, pos - 50) : pos].split()[-5:])
+        for w in lower[max(0, pos - 50) : pos].split()[-5:]:
+            if w.startswith(_T_NAMING):
+                return True
+        return False
 
     best: tuple[int, int, str, int] | None = None
     seen: set[tuple[str, int]] = set()
@@ -1955,7 +2031,7 @@ def _t_name(
         if best is not None and score + 4 <= best[0]:
             continue  # repeats (at most 3) and CamelCase (1) cannot make up the difference
         score += min(head.count(token), 3)
-        if _T_CAMEL.search(token):
+        if _t_camel(token):
             score += 1  # a coined CamelCase word (ScaledAdam) more than an initialism (PTQ)
         elif " " in token:
             score -= 1  # and more than a phrase of plain words ("the Markov Bridge Model")
@@ -1984,7 +2060,13 @@ _T_GENERIC_WORDS = _T_SMALL | frozenset(
 
 def _t_says_something(words: list[str]) -> bool:
     """At least two words of the phrase say what it is about."""
-    return sum(w.lower().strip(",;:()") not in _T_GENERIC_WORDS for w in words) >= 2
+    said = 0
+    for w in words:
+        if w.lower().strip(",;:()") not in _T_GENERIC_WORDS:
+            said += 1
+            if said == 2:
+                return True
+    return False
 
 
 def _t_rule_description(
@@ -2005,7 +2087,7 @@ def _t_rule_description(
         m = _T_APPOSITION.match(after)
         if m:
             rest = after[m.end() :]
-            phrase = _t_clip(rest[_T_LEAD.match(rest).end() :])
+            phrase = _t_clip(rest[_t_lead_end(rest) :])
             words = phrase.split()  # not "X, which ...": a clause, not a description
             if (
                 len(words) >= 2
@@ -2049,7 +2131,7 @@ def _t_after_name(head: str, end: int) -> str:
     rest = after[m.end() :]
     if rest.startswith(("which ", "that ")):
         rest = rest.split(" ", 1)[1]
-    phrase = _t_clip(rest[_T_LEAD.match(rest).end() :])
+    phrase = _t_clip(rest[_t_lead_end(rest) :])
     return phrase if not phrase.count("$") % 2 else ""
 
 
@@ -2162,10 +2244,19 @@ def _t_head(abstract: str) -> str:
     if "\n" in head or "\t" in head:
         head = head.replace("\n", " ").replace("\t", " ")
     if "\\" in head or "**" in head or "__" in head:  # \textbf{DoLa}, **BaDExpert**: the plain words
-        head = _T_MARKUP.sub(_t_markup_words, head)
-        if "\\" in head:  # \textbf{\textit{Thought Propagation} (TP)}: the outer one too
+        if (  # (what _T_MARKUP needs: its scan tries every character)
+            "**" in head
+            or "__" in head
+            or "{\\" in head
+            or "\\emph" in head
+            or "\\text" in head
+            or "\\math" in head
+        ):
             head = _T_MARKUP.sub(_t_markup_words, head)
-        head = _T_DOLLAR_WORD.sub(r"\1", head)
+            if "\\" in head:  # \textbf{\textit{Thought Propagation} (TP)}: the outer one too
+                head = _T_MARKUP.sub(_t_markup_words, head)
+        if "$" in head:
+            head = _T_DOLLAR_WORD.sub(r"\1", head)
     return " " + _t_unglue(head)
 
 
@@ -2190,7 +2281,7 @@ def _derive(abstract: str) -> str:
                 description = _t_after_name(head, at + len(name))
         elif at_name == 0:
             description = description[len(name) :].lstrip(" ,:(*)")
-            description = description[_T_LEAD.match(description).end() :]
+            description = description[_t_lead_end(description) :]
     description = _capitalize(description)
     if name is None:
         title = description

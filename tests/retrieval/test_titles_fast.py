@@ -1,0 +1,152 @@
+"""The title rules' shortcuts equal what they stand for.
+
+retrieval/text.py skips a regex when a cheap test (a word, a prefix, a character) shows it cannot
+match, and matches some patterns in a faster but equal form. Each shortcut is checked here against
+its definition (the plain regex or the rule as first written), on the bundled and pasted abstracts
+at every position where it is used and on generated text made of the words and marks each one
+tells apart: a shortcut that skipped a real match, or answered differently, fails.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from retrieval import text
+from retrieval.corpus import load_corpus
+from tests.retrieval.fixtures import pasted_corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# the patterns as first written (the faster forms in text.py must find the same)
+_NAME = r"[A-Z][a-z]*[A-Z0-9][\w+*-]*|[A-Z][a-z]+-[A-Z][\w-]*"
+_CUT = (
+    r",\s*(?:which|that|where|while|and|but|thus|so|achieving|allowing|enabling|leading|resulting)\b"
+    r"|\s(?:which|that|where|whereby|while|whereas|so\s+that|such\s+that|because|since|achieving|"
+    r"allowing|enabling|in\s+order\s+to|thereby)\b|[;:.!?](?:\s|$)|\s[-–—]\s"
+)
+_STATEMENT = (
+    r"(?:(?:first|then|further|also|here|thus|therefore|newly|formally|systematically|empirically|"
+    r"theoretically) )?(?P<v>propos|introduc|present|develop|design|devis|build|construct|creat|contribut|"
+    r"releas|stud(?:y|ie)|investigat|show|demonstrat|analy[sz]|explor|address|tackl|consider|examin|"
+    r"revisit|formulat|establish|provid|offer|deriv|prov|identif(?:y|ie)|leverag|focus(?:e)?(?:s)? on|"
+    r"put(?:s)? forward|characteri[sz]|unveil|curat|collect|pioneer)(?:e?s|e)?(?=[\s:,])[\s:]*"
+)
+
+
+def _head_as_first_written(abstract: str) -> str:
+    head = abstract[: text._TITLE_HEAD]
+    if len(abstract) > text._TITLE_HEAD:
+        head = head[: head.rfind(" ") + 1] or head
+    if "\n" in head or "\t" in head:
+        head = head.replace("\n", " ").replace("\t", " ")
+    if "\\" in head or "**" in head or "__" in head:
+        head = text._T_MARKUP.sub(text._t_markup_words, head)
+        if "\\" in head:
+            head = text._T_MARKUP.sub(text._t_markup_words, head)
+        head = text._T_DOLLAR_WORD.sub(r"\1", head)
+    return " " + text._t_unglue(head)
+
+
+def _introduced_as_first_written(head: str, at: int) -> re.Match[str] | None:
+    n = text._T_INTRODUCED.match(head, at)
+    if n is not None and n.group("k") and n.group("s").endswith("ed") and head[at - 11 : at - 6] != " our ":
+        return None
+    return n
+
+
+def _same(a: re.Match[str] | None, b: re.Match[str] | None) -> bool:
+    return (a is None) == (b is None) and (a is None or (a.span(), a.groups()) == (b.span(), b.groups()))
+
+
+_WORDS = (
+    "we propose proposed introduce introducing present a an the The A An our Our that how way to "
+    "novel Novel new simple general first straightforward straightforwardness several two three "
+    "framework method model approach algorithm benchmark dataset methods models "
+    "particle guidance extension learning graph sparse attention and yet then thus further also "
+    "study studies show shows demonstrate focus focuses on put puts forward characterize analyze "
+    "FooNet GraphChef ClimODE LLM-CXR Mayfly PARL T-MARS iTransformer dLLMs SAEs MOO X XY "
+    "\\textbf{DoLa} {\\bf FreeDyG} **BaDExpert** __init__ \\emph{x} \\mathrm{d} \\mathcal{B} $\\alpha$ "
+    "$\\textit{Open-endedness via Models}$ $x$ \\cite{a} ſeveral K ǅemal ﬁrst Ñandú İs ıt naïve"
+).split()
+_SEPS = [" ", " ", " ", " ", ", ", ". ", ": ", "; ", " (", ") ", ", a ", ", an ", "\u00a0", "\u2009", "\x1c",
+         " “", "” ", " *", "* ", "-", " — ", ".", "\n", "\t", ",,"]
+
+
+@st.composite
+def texts(draw) -> str:
+    n = draw(st.integers(min_value=0, max_value=40))
+    parts = []
+    for _ in range(n):
+        parts.append(draw(st.sampled_from(_WORDS)))
+        parts.append(draw(st.sampled_from(_SEPS)))
+    return "".join(parts)
+
+
+def _abstracts() -> list[str]:
+    out = [p.abstract for p in load_corpus(ROOT / "data" / "corpus").papers]
+    return out + [b.abstract for b in pasted_corpus.BLOCKS]
+
+
+def _check_text(abstract: str) -> None:
+    head = text._t_head(abstract)
+    assert head == _head_as_first_written(abstract)
+    lower = text._t_lower(head)
+    name, cut, statement = re.compile(_NAME), re.compile(_CUT), re.compile(_STATEMENT)
+    assert [m.span() for m in text._T_NAME.finditer(head)] == [m.span() for m in name.finditer(head)]
+    assert [m.span() for m in text._T_CUT.finditer(head)] == [m.span() for m in cut.finditer(head)]
+    assert text._T_STATEMENT.pattern == _STATEMENT
+    for at in range(len(head) + 1):
+        assert text._t_lead_end(head, at) == text._T_LEAD.match(head, at).end(), (head, at)
+        assert _same(text._t_lower_apposed(head, at), text._T_LOWER_APPOSED.match(head, at)), (head, at)
+        assert _same(text._t_introduced(head, at), _introduced_as_first_written(head, at)), (head, at)
+        if lower[at : at + 3] not in text._T_STATEMENT_STARTS:
+            assert statement.match(lower, at) is None, (lower, at)
+    for word in head.split():
+        assert text._t_camel(word) == bool(text._T_CAMEL.search(word)), word
+        for w in (word, word.lower(), word.rstrip(",")):
+            assert (w in text._T_HEAD_NOUN_FORMS) == (w.removesuffix("s") in text._T_HEAD_NOUNS), w
+            assert (w in text._T_HEAD_NOUN_ANY) == (
+                w in text._T_HEAD_NOUNS or w.removesuffix("s") in text._T_HEAD_NOUNS
+            ), w
+
+
+def test_every_statement_word_opens_with_three_letters():
+    for word in text._T_STATEMENT_ADVERBS + text._T_STATEMENT_VERBS:
+        assert word[:3].isalpha() and word[:3].islower(), word
+
+
+def test_the_head_nouns_in_every_form():
+    for noun in text._T_HEAD_NOUNS:
+        assert noun in text._T_HEAD_NOUN_ANY and noun + "s" in text._T_HEAD_NOUN_FORMS
+    assert "methodss" not in text._T_HEAD_NOUN_FORMS and "" not in text._T_HEAD_NOUN_ANY
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "We propose ſeveral novel models.",  # ſ matches s only in a case-insensitive regex
+        "We propose \u212aey ideas, a plan.",  # the Kelvin sign
+        "Our straightforwardness, a virtue. We introduce the Mayfly, the first thing.",
+        "we propose particle guidance, an extension of it. We proposed MOO framework, which fails.",
+        "Methods called \\textbf{\\textit{Thought Propagation} (TP)} and $\\alpha$-nets, $x$ and **Y**.",
+        "We present, “FooNet”, a model: GraphChef.This works; so that it stays — or not.",
+    ],
+)
+def test_the_shortcuts_on_chosen_texts(sample):
+    _check_text(sample)
+
+
+def test_the_shortcuts_on_the_bundled_and_pasted_abstracts():
+    for abstract in _abstracts():
+        _check_text(abstract)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts())
+def test_the_shortcuts_on_generated_text(sample):
+    _check_text(sample)
