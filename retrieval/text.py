@@ -1280,8 +1280,8 @@ def _initials(short: str, long: str) -> str | None:
     i = len(long) - 1
     while i >= 0 and (long[i] == "-" or long[i].isspace()):
         i -= 1
-    while i > 0 and not (long[i - 1] == "-" or long[i - 1].isspace()):
-        i -= 1
+    if i > 0:  # back to the start of the last word (after the last "-" or space before it)
+        i += 1 - len(long[: i + 1].rsplit(None, 1)[-1].rsplit("-", 1)[-1])
     if i < 0 or long[i].lower()[:1] != letters[-1]:
         return None  # (the last word's initial decides most cases, without a scan)
     parts = _WORD_PARTS.findall(long[-(12 * len(letters) + 40) :].lower())
@@ -1622,7 +1622,12 @@ def _t_introduced(head: str, at: int) -> re.Match[str] | None:
     """The name right after an introducing verb's stem at ``at`` (:data:`_T_INTRODUCED`). The name's
     capital opens (after quote marks) one of the first three words there: the regex is tried only then."""
     words = head[at : at + 200].split(None, 3)
-    if len(words) == 4 and not any("A" <= w.lstrip("\"“*")[:1] <= "Z" for w in words[:3]):
+    if (
+        len(words) == 4
+        and not "A" <= words[0].lstrip("\"“*")[:1] <= "Z"
+        and not "A" <= words[1].lstrip("\"“*")[:1] <= "Z"
+        and not "A" <= words[2].lstrip("\"“*")[:1] <= "Z"
+    ):
         return None
     n = _T_INTRODUCED.match(head, at)
     if n is not None and n.group("k") and n.group("s").endswith("ed") and head[at - 11 : at - 6] != " our ":
@@ -2292,7 +2297,7 @@ def _derive(abstract: str) -> str:
         title = _capitalize(strip_markup(title))  # LaTeX as Unicode, on the few words kept only
     if len(title) > TITLE_LIMIT:
         title = _t_finish(title[: TITLE_LIMIT + 1].split()[:-1], capped=True)
-    return title if any(c.isalnum() for c in title) else ""
+    return title if title[:1].isalnum() or any(c.isalnum() for c in title) else ""
 
 
 def derive_title(abstract: str) -> str:
