@@ -22,7 +22,6 @@ import logging
 import multiprocessing
 import operator
 import os
-import secrets
 import sys
 import tempfile
 from array import array
@@ -690,6 +689,9 @@ class FileOutput:
     # the terms the worker numbered for its stored chunks since its previous output: its pid, the
     # first number, the terms (a later output, or this one, refers to them)
     new_terms: tuple[int, int, list[str]] | None = None
+    # the catalogue's text, when the worker wrote it to its file (then ``catalogue.text`` is empty):
+    # the file, where it starts, its bytes
+    text_at: tuple[str, int, int] | None = None
 
 
 _PROCESS_TOKENIZER: ChunkTokenizer | None = None
@@ -702,30 +704,44 @@ _WORKER_TERMS: dict[str, int] = {}
 _WORKER_NEW: list[str] = []
 
 
-def _store(chunk: TokenChunk, store: tuple[str, str]) -> TokenChunk | StoredChunk:
-    """Write a chunk's postings and positions to this process's file in the folder ``store[0]``
-    (its name starts with ``store[1]``), or keep the chunk as it is when that fails."""
+def _store_bytes(store: tuple[str, str], buffers: Sequence[Any]) -> tuple[str, list[int]] | None:
+    """Append buffers to this process's file in the folder ``store[0]`` (its name starts with
+    ``store[1]``): the file's path and where each buffer starts, or None when writing fails (then
+    never again in this process)."""
     entry = _STORE_FILES.get(store)
     if store in _STORE_FILES and entry is None:
-        return chunk
+        return None
     try:
         if entry is None:
             fd, path = tempfile.mkstemp(prefix=store[1], suffix=".tmp", dir=store[0])
             entry = _STORE_FILES[store] = [fd, path, 0]
         fd, path, at = entry
-        spans = []
-        for arr in (chunk.post_docs, chunk.post_tf, chunk.positions):
-            data = memoryview(np.ascontiguousarray(arr)).cast("B")
+        starts = []
+        for buffer in buffers:
+            data = memoryview(buffer).cast("B")
             done = 0
             while done < len(data):
                 done += os.pwrite(fd, data[done:], at + done)
-            spans.append((at, arr.dtype.str, len(arr)))
+            starts.append(at)
             at += len(data)
         entry[2] = at
     except OSError as exc:
         log.debug("keeping the chunks in memory: %s", exc)
         _STORE_FILES[store] = None
+        return None
+    return path, starts
+
+
+def _store(chunk: TokenChunk, store: tuple[str, str]) -> TokenChunk | StoredChunk:
+    """Write a chunk's postings and positions to this process's file (see :func:`_store_bytes`),
+    or keep the chunk as it is when that fails."""
+    big = [np.ascontiguousarray(a) for a in (chunk.post_docs, chunk.post_tf, chunk.positions)]
+    stored = _store_bytes(store, big)
+    if stored is None:
         return chunk
+    path, starts = stored
+    spans = [(at, arr.dtype.str, len(arr)) for at, arr in zip(starts, big, strict=True)]
+    del big
     max_tf = int(chunk.post_tf.max()) if len(chunk.post_tf) else 0
     # this process's numbers for the terms: the main process learns each term's string once
     ids = np.fromiter(map(_WORKER_TERMS.get, chunk.terms, itertools.repeat(-1)), dtype=np.int32,
@@ -818,12 +834,16 @@ def process_file(
             chunks.append(chunk if store is None else _store(chunk, store))
             del chunk
         catalogue = catalogue_part(papers)
+        text_at = None
+        if store is not None and (stored := _store_bytes(store, [catalogue.text])) is not None:
+            text_at = (stored[0], stored[1][0], len(catalogue.text))
+            catalogue.text = b""
     finally:
         if capture is not None:
             root.removeHandler(capture)
     logs = capture.records if capture is not None else []
     return FileOutput(keys, result.skipped, result.cp1252, catalogue, chunks, logs, bad_line, ok,
-                      _new_worker_terms() if store is not None else None)  # fmt: skip
+                      _new_worker_terms() if store is not None else None, text_at)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -835,6 +855,9 @@ class CorpusBuild:
     catalogue: dict[str, np.ndarray]
     area_names: list[str]
     text_bytes: int
+    # where the papers' text is, in order, when it went to files: (a file, None for ``spill``; where
+    # it starts; its bytes)
+    text_segments: tuple[tuple[str | None, int, int], ...]
     files: tuple[str, ...]
     duplicates: int
     duplicate_details: tuple[str, ...]
@@ -870,9 +893,11 @@ def build_corpus(
         progress: ``progress(stage, done, total)`` for the ``"parse"`` (files) stage.
         split_bytes: Split plain-text files into pieces of about this many bytes (0: never; default:
             see :data:`SPLIT_MIN_BYTES`). Any split gives the same result.
-        worker_files: A folder and a file name prefix: worker processes write their chunks'
-            postings and positions to files there, named with that prefix (and removed before this
-            returns), instead of sending them to this process (see :class:`StoredChunk`).
+        worker_files: A folder and a file name prefix (this build's own): worker processes write
+            their chunks' postings and positions and their papers' text to files there, named with
+            that prefix, instead of sending them to this process (see :class:`StoredChunk`,
+            ``CorpusBuild.text_segments``). The caller removes them (:func:`remove_worker_files`)
+            once it has copied the text.
 
     Raises:
         CorpusError: The path is missing or holds no corpus file, or no paper could be loaded.
@@ -894,16 +919,16 @@ def build_corpus(
     def plan() -> list[list[FilePiece] | None]:
         return pieces if pieces is not None else _split_files(files, sizes, headers, split_bytes)
 
-    store = None
-    if worker_files is not None:  # this build's own names: removed at the end whatever happens
-        store = (str(worker_files[0]), f"{worker_files[1]}{secrets.token_hex(4)}w")
-    try:
-        return _build(path, files, ignored, displays, plan, headers, spill, postings_spill, keep_tokens,
-                      workers, progress, chunk_docs, store)  # fmt: skip
-    finally:
-        if store is not None:
-            for leftover in Path(store[0]).glob(f"{glob.escape(store[1])}*.tmp"):
-                leftover.unlink(missing_ok=True)
+    store = None if worker_files is None else (str(worker_files[0]), worker_files[1])
+    return _build(path, files, ignored, displays, plan, headers, spill, postings_spill, keep_tokens,
+                  workers, progress, chunk_docs, store)  # fmt: skip
+
+
+def remove_worker_files(worker_files: tuple[Path, str]) -> None:
+    """Remove the files the worker processes of a build wrote (see ``build_corpus``)."""
+    folder, prefix = worker_files
+    for leftover in Path(folder).glob(f"{glob.escape(prefix)}*.tmp"):
+        leftover.unlink(missing_ok=True)
 
 
 def _build(
@@ -951,7 +976,7 @@ def _build(
     area_of = [canonical.get(area_key(a), a) if a else "" for a in spellings]
     catalogue, area_names = builder.finish([id_of(k) for k in kept], area_of)
     details = dedup.details(id_of)
-    text_bytes = builder.text_bytes
+    text_bytes, text_segments = builder.text_bytes, tuple(builder.text_segments)
     content_ids.clear()  # these go before the merged arrays fill (the build's peak)
     del kept, dedup, id_of, builder
     try:
@@ -963,6 +988,7 @@ def _build(
         catalogue=catalogue,
         area_names=area_names,
         text_bytes=text_bytes,
+        text_segments=text_segments,
         files=tuple(displays),
         duplicates=len(details),
         duplicate_details=details,
@@ -1072,7 +1098,7 @@ def _read_files(
                     out = again
                 skipped += out.skipped
                 kept += [key for j, key in enumerate(out.keys) if j not in drop]
-                builder.add(out.catalogue)
+                builder.add(out.catalogue, out.text_at)
                 for chunk in out.chunks:
                     merger.add(chunk)
                 del out

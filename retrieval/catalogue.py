@@ -138,6 +138,14 @@ def _numbered(numbers: dict[str, int], names: list[str]) -> np.ndarray:
     return ids
 
 
+def _read_at(path: str, offset: int, nbytes: int) -> bytes:
+    with open(path, "rb") as fh:
+        data = os.pread(fh.fileno(), nbytes, offset)
+    if len(data) != nbytes:
+        raise OSError(f"{path} is shorter than what was written to it")
+    return data
+
+
 def _int64(values: array) -> np.ndarray:
     return np.frombuffer(values, dtype=np.int64).copy() if len(values) else np.zeros(0, np.int64)
 
@@ -154,6 +162,8 @@ class CatalogueBuilder:
         self._spill = spill
         self._text: list[bytes] = []
         self._text_bytes = 0
+        self._segments: list[tuple[str | None, int, int]] = []
+        self._spilled_elsewhere = 0  # text bytes not in the spill (they are in other files)
         self._text_len: list[np.ndarray] = []
         self._flags: list[np.ndarray] = []
         self._raw_areas: dict[str, int] = {}
@@ -180,12 +190,26 @@ class CatalogueBuilder:
             np.zeros(0, np.int64)
         )
 
-    def add(self, part: CataloguePart) -> None:
-        if self._spill is not None:
-            self._spill.write(part.text)
+    @property
+    def text_segments(self) -> list[tuple[str | None, int, int]]:
+        """Where the papers' text is, in order, when it went to files: (a file given to :meth:`add`,
+        or None for the spill; where it starts; its bytes). Empty when it is in memory."""
+        return self._segments
+
+    def add(self, part: CataloguePart, text_at: tuple[str, int, int] | None = None) -> None:
+        """Add a part; ``text_at``: its text is not in the part but in a file (the file, where it
+        starts, its bytes)."""
+        if text_at is not None and self._spill is not None:
+            self._add_segment(text_at)
+            self._text_bytes += text_at[2]
         else:
-            self._text.append(part.text)
-        self._text_bytes += len(part.text)
+            text = part.text if text_at is None else _read_at(*text_at)
+            if self._spill is not None:
+                self._spill.write(text)
+                self._add_segment((None, self._text_bytes - self._spilled_elsewhere, len(text)))
+            else:
+                self._text.append(text)
+            self._text_bytes += len(text)
         self._text_len.append(part.text_len)
         self._flags.append(part.flags)
         local = _numbered(self._raw_areas, part.area_names)
@@ -195,6 +219,16 @@ class CatalogueBuilder:
         local = _numbered(self._names, part.author_names)
         self._author_count.append(part.author_count)
         self._author_ids.append(local[part.author_ids] if len(part.author_ids) else np.zeros(0, np.int64))
+
+    def _add_segment(self, segment: tuple[str | None, int, int]) -> None:
+        path, start, nbytes = segment
+        if path is not None:
+            self._spilled_elsewhere += nbytes
+        last = self._segments[-1] if self._segments else None
+        if last is not None and last[0] == path and last[1] + last[2] == start:  # one after the other
+            self._segments[-1] = (path, last[1], last[2] + nbytes)
+        else:
+            self._segments.append(segment)
 
     def finish(self, ids: Sequence[str], area_of: Sequence[str]) -> tuple[dict[str, np.ndarray], list[str]]:
         """The catalogue arrays and the area names they refer to.

@@ -25,10 +25,11 @@ import logging
 import mmap
 import os
 import re
+import secrets
 import tempfile
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -468,14 +469,28 @@ def _alive(pid: int) -> bool:
 
 
 class _Spilled:
-    """An array (uint8) that is the content of a file, copied into the cache file without reading it
-    into memory."""
+    """An array (uint8) that is the content of parts of files (each: a file, where the part starts,
+    its bytes), copied into the cache file without reading it into memory."""
 
-    def __init__(self, path: Path, nbytes: int) -> None:
-        self.path = path
-        self.nbytes = nbytes
-        self.size = nbytes
+    def __init__(self, segments: Sequence[tuple[Path, int, int]]) -> None:
+        self.segments = list(segments)
+        self.nbytes = sum(n for _, _, n in self.segments)
+        self.size = self.nbytes
         self.dtype = np.dtype(np.uint8)
+
+    def blocks(self) -> Iterator[bytes]:
+        for path, start, nbytes in self.segments:
+            with open(path, "rb") as src:
+                at, end = start, start + nbytes
+                while at < end:
+                    block = os.pread(src.fileno(), min(16 << 20, end - at), at)
+                    if not block:
+                        raise OSError(f"{path} holds fewer bytes than expected")
+                    at += len(block)
+                    yield block
+
+    def read(self) -> np.ndarray:
+        return np.frombuffer(b"".join(self.blocks()), dtype=np.uint8)
 
 
 def _save(index: Index, path: Path, meta: dict[str, Any]) -> None:
@@ -495,7 +510,9 @@ def _save_arrays(arrays: dict[str, Any], terms: Sequence[str], path: Path, meta:
         if isinstance(arr, _Spilled):
             crc = None
             if arr.nbytes <= _CRC_MAX_BYTES:
-                crc = zlib.crc32(arr.path.read_bytes())
+                crc = 0
+                for block in arr.blocks():
+                    crc = zlib.crc32(block, crc)
             sections[name] = {"offset": offset, "dtype": "|u1", "count": arr.nbytes, "crc": crc}
             offset += -(-arr.nbytes // _ALIGN) * _ALIGN
             continue
@@ -524,9 +541,7 @@ def _save_arrays(arrays: dict[str, Any], terms: Sequence[str], path: Path, meta:
             fh.write(b"\0" * (data_start - _PREFIX - len(raw)))
             for arr in arrays.values():
                 if isinstance(arr, _Spilled):
-                    copied = _copy_file(arr.path, fh)
-                    if copied != arr.nbytes:
-                        raise OSError(f"{arr.path} holds {copied} bytes, {arr.nbytes} expected")
+                    _copy_segments(arr, fh)
                 else:
                     fh.write(memoryview(arr).cast("B"))
                 pad = -int(arr.nbytes) % _ALIGN
@@ -538,23 +553,32 @@ def _save_arrays(arrays: dict[str, Any], terms: Sequence[str], path: Path, meta:
         raise
 
 
-def _copy_file(path: Path, fh: BinaryIO) -> int:
-    """Append a file's content to ``fh`` (written up to its end) in the kernel where it can
-    (``os.copy_file_range``: no copy through this process), else block by block. Returns the bytes
-    copied."""
-    copied = 0
-    with path.open("rb") as src:
-        fh.flush()
-        try:
-            while n := os.copy_file_range(src.fileno(), fh.fileno(), 1 << 30):
-                copied += n
-        except (AttributeError, OSError):  # not on this system or between these file systems
-            src.seek(copied)
-        fh.seek(0, os.SEEK_END)  # (the kernel moved the file's position)
-        while block := src.read(16 << 20):
-            fh.write(block)
-            copied += len(block)
-    return copied
+def _copy_segments(arr: _Spilled, fh: BinaryIO) -> None:
+    """Append the content of ``arr``'s parts of files to ``fh`` (written up to its end), in the
+    kernel where it can (``os.copy_file_range``: no copy through this process), else block by
+    block."""
+    fh.flush()
+    for path, start, nbytes in arr.segments:
+        done = 0
+        with open(path, "rb") as src:
+            try:
+                while done < nbytes:
+                    n = os.copy_file_range(src.fileno(), fh.fileno(), nbytes - done, start + done)
+                    if n == 0:
+                        raise OSError(f"{path} holds fewer bytes than expected")
+                    done += n
+            except (AttributeError, OSError) as exc:  # not on this system or between these file systems
+                if isinstance(exc, OSError) and exc.errno is None:
+                    raise
+                fh.seek(0, os.SEEK_END)  # (the kernel moved the file's position)
+                while done < nbytes:
+                    block = os.pread(src.fileno(), min(16 << 20, nbytes - done), start + done)
+                    if not block:
+                        raise OSError(f"{path} holds fewer bytes than expected") from None
+                    fh.write(block)
+                    done += len(block)
+                fh.flush()
+    fh.seek(0, os.SEEK_END)
 
 
 class _BadCache(Exception):
@@ -887,13 +911,14 @@ def _build_and_save(
     """Build the index of a corpus file by file (see :func:`retrieval.build.build_corpus`), write
     its cache file and serve it from there. The papers' text goes to a temp file beside the cache as
     it is read, so a big corpus's text is never held in memory."""
-    from retrieval.build import build_corpus
+    from retrieval.build import build_corpus, remove_worker_files
     from retrieval.corpus import HEADER
 
     spill_path: Path | None = None
     spill: BinaryIO | None = None
     postings_path: Path | None = None
     postings: BinaryIO | None = None
+    worker_files: tuple[Path, str] | None = None
     try:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         prefix = f"{cache_file.name}.{os.getpid()}."
@@ -901,11 +926,12 @@ def _build_and_save(
         spill_path, spill = Path(name), os.fdopen(fd, "wb")
         fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=cache_file.parent)
         postings_path, postings = Path(name), os.fdopen(fd, "w+b")
+        # the worker processes' files: this build's own names, removed below whatever happens
+        worker_files = (cache_file.parent, f"{prefix}{secrets.token_hex(4)}w")
     except OSError:
         pass  # an unwritable cache folder: the text and postings stay in memory
     try:
         keep_tokens = sum(f.stat().st_size for f in files) <= _MODEL_TOKENS_MAX_BYTES
-        worker_files = (cache_file.parent, f"{cache_file.name}.{os.getpid()}.") if postings else None
         built = build_corpus(path, (HEADER, *headers), spill=spill, postings_spill=postings,
                              keep_tokens=keep_tokens, progress=progress,
                              worker_files=worker_files)  # fmt: skip
@@ -945,7 +971,8 @@ def _build_and_save(
         arrays: dict[str, Any] = {**core_arrays, **built.catalogue}
         arrays_seconds = time.perf_counter() - started - read_seconds
         if spill_path is not None:
-            arrays["paper_text"] = _Spilled(spill_path, built.text_bytes)
+            arrays["paper_text"] = _Spilled([(spill_path if p is None else Path(p), at, n)
+                                             for p, at, n in built.text_segments])  # fmt: skip
         extra: dict[str, object] = {"cache": str(cache_file)}
         index: Index | None = None
         try:
@@ -960,8 +987,8 @@ def _build_and_save(
                 log.warning("index cache %s cannot be read back (%s); serving the built index",
                             cache_file, exc)  # fmt: skip
         if index is None:
-            if spill_path is not None:
-                arrays["paper_text"] = np.fromfile(spill_path, dtype=np.uint8)
+            if isinstance(arrays.get("paper_text"), _Spilled):
+                arrays["paper_text"] = arrays["paper_text"].read()
             core = Postings(params=params, terms=terms, arrays=arrays, avgdl=avgdl)
             index = Index(core=core, catalogue=Catalogue(arrays, built.area_names), fingerprint=fingerprint,
                           built_at=built_at, build_seconds=meta["build_seconds"])  # fmt: skip
@@ -977,6 +1004,8 @@ def _build_and_save(
                 fh.close()
             if fh_path is not None:
                 fh_path.unlink(missing_ok=True)
+        if worker_files is not None:
+            remove_worker_files(worker_files)
 
 
 def id_diff(

@@ -1,5 +1,6 @@
-"""The build's worker processes write their chunks' postings and positions to files of their own
-beside the cache (:class:`retrieval.build.StoredChunk`) instead of sending them through a pipe: the
+"""The build's worker processes write their chunks' postings and positions, and their papers' text,
+to files of their own beside the cache (:class:`retrieval.build.StoredChunk`) instead of sending
+them through a pipe: the
 cache file they give holds the same bytes as one built with the chunks sent whole, or built in one
 process, and nothing of theirs is left beside the cache."""
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 import retrieval.build as build_module
+from retrieval.catalogue import CatalogueBuilder
 from retrieval.corpus import HEADER
 from retrieval.index import _read_header, cache_path_for, open_index
 from retrieval.postings import BM25Params
@@ -63,6 +65,13 @@ def kinds(monkeypatch):
         return add(self, chunk)
 
     monkeypatch.setattr(build_module.Merger, "add", spy)
+    add_part = CatalogueBuilder.add
+
+    def spy_part(self, part, text_at=None):
+        seen.append("text in a file" if text_at is not None else "text sent")
+        return add_part(self, part, text_at)
+
+    monkeypatch.setattr(CatalogueBuilder, "add", spy_part)
     return seen
 
 
@@ -75,16 +84,17 @@ def test_stored_chunks_give_the_same_cache_bytes(tmp_path, monkeypatch, kinds):
         kinds.clear()
         got["one process", chunk_docs] = build(folder, tmp_path / f"one{chunk_docs}", monkeypatch,
                                                chunk_docs=chunk_docs)  # fmt: skip
-        assert set(kinds) == {"TokenChunk"}
+        assert set(kinds) == {"TokenChunk", "text sent"}
         monkeypatch.setattr(build_module, "PARALLEL_MIN_BYTES", 0)  # worker processes
         kinds.clear()
         got["stored", chunk_docs] = build(folder, tmp_path / f"stored{chunk_docs}", monkeypatch,
                                           chunk_docs=chunk_docs)  # fmt: skip
-        assert set(kinds) == {"StoredChunk"} and len(kinds) >= (12 if chunk_docs == 3 else 5)
+        assert set(kinds) == {"StoredChunk", "text in a file"}
+        assert kinds.count("StoredChunk") >= (12 if chunk_docs == 3 else 5)
         kinds.clear()
         got["sent", chunk_docs] = build(folder, tmp_path / f"sent{chunk_docs}", monkeypatch,
                                         chunk_docs=chunk_docs, stored=False)  # fmt: skip
-        assert set(kinds) == {"TokenChunk"}
+        assert set(kinds) == {"TokenChunk", "text sent"}
     header, data = got["one process", 1000]
     assert header["corpus"]["duplicates"] > 0 and len(data) > 100_000
     for key, (h, d) in got.items():
@@ -132,3 +142,41 @@ def test_stored_chunks_merge_as_the_chunks_themselves_in_any_order(tmp_path, mon
         for a, b in zip(got[1], want[1], strict=True):
             assert a.dtype == b.dtype and np.array_equal(a, b)
     assert len(list(folder.iterdir())) == 1 and next(folder.iterdir()).name.startswith("y.")
+
+
+@pytest.mark.parametrize("kernel", ["copies", "copies a little, then refuses", "absent"])
+def test_the_papers_text_is_copied_from_its_parts_of_files(tmp_path, monkeypatch, kernel):
+    import errno
+    import os
+
+    from retrieval import index as index_module
+
+    a, b = tmp_path / "a.tmp", tmp_path / "b.tmp"
+    a.write_bytes(b"0123456789" * 5)
+    b.write_bytes(bytes(range(256)) * 300)
+    segments = [(a, 3, 20), (b, 0, 70_000), (a, 40, 10), (b, 76_000, 0), (b, 70_000, 6800)]
+    want = b"HEAD" + b"".join(p.read_bytes()[s : s + n] for p, s, n in segments) + b"TAIL"
+    real = os.copy_file_range
+    if kernel == "copies a little, then refuses":
+        calls = []
+
+        def refuse(src, dst, count, offset_src=None, offset_dst=None):
+            calls.append(count)
+            if len(calls) > 1:
+                raise OSError(errno.EXDEV, "cross-device")
+            return real(src, dst, min(count, 5), offset_src, offset_dst)
+
+        monkeypatch.setattr(os, "copy_file_range", refuse)
+    elif kernel == "absent":
+        monkeypatch.delattr(os, "copy_file_range")
+    spilled = index_module._Spilled(segments)
+    assert spilled.nbytes == len(want) - 8 and spilled.read().tobytes() == want[4:-4]
+    out = tmp_path / "out"
+    with out.open("wb") as fh:
+        fh.write(b"HEAD")
+        index_module._copy_segments(spilled, fh)
+        fh.write(b"TAIL")
+    assert out.read_bytes() == want
+    short = index_module._Spilled([(a, 45, 10)])
+    with (tmp_path / "out2").open("wb") as fh, pytest.raises(OSError, match="fewer bytes"):
+        index_module._copy_segments(short, fh)
