@@ -878,21 +878,27 @@ static PyTypeObject KernelType = {
  * the chunk's postings and phrase positions from the per-surface-word term tables. The numpy path
  * of ChunkTokenizer is the definition; these give the same arrays. */
 
-#define HEAD 12 /* a word's first bytes, kept in its slot: a look-up of a short word reads one slot */
+#define PREFETCH 8 /* look-ups ahead that the scan prefetches a slot for */
+#define HEAD 16 /* a word of up to this many bytes is kept whole in its slot (zero-padded) */
 
 typedef struct {
-    uint64_t hash;  /* the word's hash (0: an empty slot; a hash of 0 is stored as 1) */
-    int64_t sid;    /* surface id; -1 - k while pending (the k-th new word of the last scan) */
-    int64_t off;    /* the word's bytes in the arena */
+    uint64_t hash; /* the word's hash (0: an empty slot; a hash of 0 is stored as 1) */
+    int32_t sid;   /* surface id; -1 - k while pending (the k-th new word of the last scan) */
     int32_t len;
-    unsigned char head[HEAD]; /* its first bytes, zero-padded */
-} Slot;
+    union {
+        unsigned char word[HEAD];    /* len <= HEAD: the word */
+        struct {
+            unsigned char head[8];   /* len > HEAD: its first bytes, */
+            int64_t off;             /* and where it is in the arena */
+        } big;
+    } u;
+} Slot; /* 32 bytes: a look-up reads one cache line (two for a long word) */
 
 typedef struct {
     PyObject_HEAD
     Slot *slots;
     Py_ssize_t cap, count;
-    char *arena;
+    char *arena; /* the words longer than HEAD */
     Py_ssize_t arena_len, arena_cap;
     Py_ssize_t *pending; /* slots of the last scan's new words, in order */
     Py_ssize_t n_pending, pending_cap;
@@ -948,19 +954,21 @@ table_grow(SurfaceTable *t)
     return 0;
 }
 
-/* The surface id of word w (or -1 - k, pending), adding it as the next new word when unknown;
- * -2^62 with an exception set on failure. */
+/* The surface id of word w (hash h: word_hash's), or -1 - k (pending), adding it as the next new
+ * word when unknown; INT64_MIN / 2 with an exception set on failure. */
 static int64_t
-table_id(SurfaceTable *t, const unsigned char *w, Py_ssize_t n, PyObject *new_words)
+table_id(SurfaceTable *t, const unsigned char *w, Py_ssize_t n, uint64_t h, PyObject *new_words)
 {
-    uint64_t h = word_hash(w, n);
-    unsigned char head[HEAD] = {0};
-    memcpy(head, w, (size_t)(n < HEAD ? n : HEAD));
+    unsigned char key[HEAD] = {0};
+    memcpy(key, w, (size_t)(n < HEAD ? n : 8));
     Py_ssize_t mask = t->cap - 1;
     Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)mask);
     for (Slot *s = &t->slots[j]; s->hash; s = &t->slots[j = (j + 1) & mask]) {
-        if (s->hash == h && s->len == n && memcmp(s->head, head, HEAD) == 0 &&
-            (n <= HEAD || memcmp(t->arena + s->off + HEAD, w + HEAD, (size_t)(n - HEAD)) == 0))
+        if (s->hash != h || s->len != n)
+            continue;
+        if (n <= HEAD ? memcmp(s->u.word, key, HEAD) == 0
+                      : memcmp(s->u.big.head, w, 8) == 0 &&
+                            memcmp(t->arena + s->u.big.off, w + 8, (size_t)(n - 8)) == 0)
             return s->sid;
     }
     if (n > INT32_MAX) {
@@ -973,7 +981,7 @@ table_id(SurfaceTable *t, const unsigned char *w, Py_ssize_t n, PyObject *new_wo
         return INT64_MIN / 2;
     }
     Py_DECREF(b);
-    if (t->arena_len + n > t->arena_cap) {
+    if (n > HEAD && t->arena_len + n > t->arena_cap) {
         Py_ssize_t cap = t->arena_cap ? t->arena_cap : 1 << 16;
         while (cap < t->arena_len + n)
             cap *= 2;
@@ -993,12 +1001,21 @@ table_id(SurfaceTable *t, const unsigned char *w, Py_ssize_t n, PyObject *new_wo
         }
         t->pending = p; t->pending_cap = cap;
     }
-    memcpy(t->arena + t->arena_len, w, (size_t)n);
+    if (t->n_pending >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "too many new words in one scan");
+        return INT64_MIN / 2;
+    }
     Slot *s = &t->slots[j];
-    int64_t id = -1 - (int64_t)t->n_pending;
-    s->hash = h; s->off = t->arena_len; s->len = (int32_t)n; s->sid = id;
-    memcpy(s->head, head, HEAD);
-    t->arena_len += n;
+    int32_t id = (int32_t)(-1 - t->n_pending);
+    s->hash = h; s->len = (int32_t)n; s->sid = id;
+    if (n <= HEAD) {
+        memcpy(s->u.word, key, HEAD);
+    } else {
+        memcpy(s->u.big.head, w, 8);
+        memcpy(t->arena + t->arena_len, w + 8, (size_t)(n - 8));
+        s->u.big.off = t->arena_len;
+        t->arena_len += n - 8;
+    }
     t->pending[t->n_pending++] = j;
     t->count++;
     if (t->count * 2 > t->cap && table_grow(t) < 0)
@@ -1059,7 +1076,7 @@ scan_words(SurfaceTable *t, const unsigned char *s, Py_ssize_t n, Grow *sid, PyO
         while (i < n && s[i] != ' ')
             i++;
         if (i > a) {
-            int64_t id = table_id(t, s + a, i - a, new_words);
+            int64_t id = table_id(t, s + a, i - a, word_hash(s + a, i - a), new_words);
             if (id == INT64_MIN / 2 || grow_i64(sid, id) < 0)
                 return -1;
             words++;
@@ -1121,6 +1138,8 @@ SurfaceTable_scan(SurfaceTable *t, PyObject *args)
     Grow sid = {0}, counts = {0};
     Py_ssize_t arena0 = t->arena_len;
     unsigned char *word = NULL;
+    Py_ssize_t *starts = NULL;
+    uint64_t *hashes = NULL;
     Py_ssize_t word_cap = 0;
     PyObject *new_words = PyList_New(0);
     if (new_words == NULL)
@@ -1145,29 +1164,45 @@ SurfaceTable_scan(SurfaceTable *t, PyObject *args)
                 fast = 0;
         }
         if (fast) {
-            words = 0;
-            if (n > word_cap) {
+            /* the words (mapped bytes, one after the other) and their hashes first; then the look-ups,
+             * each slot prefetched a few words ahead (the table is bigger than the caches) */
+            if (n >= word_cap) {
                 PyMem_Free(word);
-                word_cap = n;
+                PyMem_Free(starts);
+                PyMem_Free(hashes);
+                word_cap = n + 64;
                 word = PyMem_Malloc((size_t)word_cap);
-                if (word == NULL) {
+                starts = PyMem_Malloc((size_t)(word_cap / 2 + 2) * sizeof(Py_ssize_t));
+                hashes = PyMem_Malloc((size_t)(word_cap / 2 + 2) * sizeof(uint64_t));
+                if (word == NULL || starts == NULL || hashes == NULL) {
                     PyErr_NoMemory();
                     goto fail;
                 }
             }
-            Py_ssize_t i = 0;
+            words = 0;
+            Py_ssize_t i = 0, at = 0;
             while (i < n) {
                 while (i < n && t->keep[d[i]] == ' ')
                     i++;
-                Py_ssize_t w = 0;
+                Py_ssize_t a = at;
                 while (i < n && t->keep[d[i]] != ' ')
-                    word[w++] = t->keep[d[i++]];
-                if (w) {
-                    int64_t id = table_id(t, word, w, new_words);
-                    if (id == INT64_MIN / 2 || grow_i64(&sid, id) < 0)
-                        goto fail;
-                    words++;
+                    word[at++] = t->keep[d[i++]];
+                if (at > a) {
+                    starts[words] = a;
+                    hashes[words++] = word_hash(word + a, at - a);
                 }
+            }
+            starts[words] = at;
+            if (grow_reserve(&sid, 8 * words) < 0)
+                goto fail;
+            for (Py_ssize_t q = 0; q < words; q++) {
+                if (q + PREFETCH < words)
+                    __builtin_prefetch(&t->slots[hashes[q + PREFETCH] & (uint64_t)(t->cap - 1)]);
+                int64_t id = table_id(t, word + starts[q], starts[q + 1] - starts[q], hashes[q], new_words);
+                if (id == INT64_MIN / 2)
+                    goto fail;
+                memcpy(sid.data + sid.len, &id, 8);
+                sid.len += 8;
             }
         } else {
             PyObject *b = PyObject_CallOneArg(fallback, s);
@@ -1188,6 +1223,8 @@ SurfaceTable_scan(SurfaceTable *t, PyObject *args)
             goto fail;
     }
     PyMem_Free(word);
+    PyMem_Free(starts);
+    PyMem_Free(hashes);
     PyObject *a = grow_bytearray(&sid), *b = grow_bytearray(&counts);
     if (a == NULL || b == NULL) {
         Py_XDECREF(a); Py_XDECREF(b); Py_DECREF(new_words);
@@ -1217,6 +1254,8 @@ fail:
     t->arena_len = arena0;
     t->n_pending = 0;
     PyMem_Free(word);
+    PyMem_Free(starts);
+    PyMem_Free(hashes);
     PyMem_Free(sid.data);
     PyMem_Free(counts.data);
     Py_DECREF(new_words);
@@ -1252,7 +1291,14 @@ SurfaceTable_resolve(SurfaceTable *t, PyObject *args)
     const int64_t *id = ids.buf;
     int64_t *s = sid.buf;
     for (Py_ssize_t k = 0; k < n_ids; k++)
-        t->slots[t->pending[k]].sid = id[k];
+        if (id[k] < 0 || id[k] > INT32_MAX) {
+            PyBuffer_Release(&ids);
+            PyBuffer_Release(&sid);
+            PyErr_SetString(PyExc_ValueError, "SurfaceTable.resolve: an id out of range");
+            return NULL;
+        }
+    for (Py_ssize_t k = 0; k < n_ids; k++)
+        t->slots[t->pending[k]].sid = (int32_t)id[k];
     for (Py_ssize_t i = 0; i < n_sid; i++)
         if (s[i] < 0) {
             if (-1 - s[i] >= n_ids) {
@@ -1315,6 +1361,8 @@ PyDoc_STRVAR(chunk_arrays_doc,
 "(int32 chunk term ids of every index token, or None). None when a phrase term is not among the\n"
 "chunk's index terms or the stream needs int64 positions (the numpy path then gives the arrays).");
 
+enum { UNSEEN = -3, SINGLE = -2, GENERAL = -1 };
+
 static PyObject *
 chunk_arrays(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -1330,7 +1378,7 @@ chunk_arrays(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *result = NULL;
     int64_t *istart = NULL, *pstart = NULL, *ordered = NULL, *stream_len = NULL, *df = NULL, *pc = NULL;
     int32_t *lut = NULL, *last = NULL, *slot = NULL, *tokens = NULL, *doc_len = NULL;
-    int32_t *e_term = NULL, *e_doc = NULL, *post_docs = NULL, *positions = NULL, *s_term = NULL;
+    int32_t *e_term = NULL, *e_doc = NULL, *post_docs = NULL, *positions = NULL, *s_term = NULL, *slut = NULL;
     int32_t *s_pos = NULL;
     uint32_t *e_tf = NULL, *post_tf = NULL;
     for (; got < 6; got++) {
@@ -1349,9 +1397,10 @@ chunk_arrays(PyObject *Py_UNUSED(self), PyObject *args)
     istart = PyMem_Malloc((size_t)(n_surface + 1) * sizeof(int64_t));
     pstart = PyMem_Malloc((size_t)(n_surface + 1) * sizeof(int64_t));
     lut = PyMem_Malloc((size_t)(n_global + 1) * sizeof(int32_t));
+    slut = PyMem_Malloc((size_t)(n_surface + 1) * sizeof(int32_t));
     doc_len = PyMem_Calloc((size_t)n_docs + 1, sizeof(int32_t));
     stream_len = PyMem_Calloc((size_t)n_docs + 1, sizeof(int64_t));
-    if (!istart || !pstart || !lut || !doc_len || !stream_len) {
+    if (!istart || !pstart || !lut || !slut || !doc_len || !stream_len) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1379,13 +1428,25 @@ chunk_arrays(PyObject *Py_UNUSED(self), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "chunk_arrays: the word counts do not add up to the words");
         goto done;
     }
+    /* slut, per surface word of the chunk: SINGLE (one index token, the same one phrase token: most
+     * words), then that term's chunk id once known; GENERAL for any other word */
+    for (Py_ssize_t i = 0; i <= n_surface; i++)
+        slut[i] = UNSEEN;
     for (Py_ssize_t w = 0; w < n_words; w++) {
-        if (sid[w] < 0 || sid[w] >= n_surface) {
+        int64_t s = sid[w];
+        if (s < 0 || s >= n_surface) {
             PyErr_SetString(PyExc_ValueError, "chunk_arrays: a surface id out of range");
             goto done;
         }
-        n_tok += ilen[sid[w]];
-        n_phr += plen[sid[w]];
+        if (slut[s] == UNSEEN)
+            slut[s] = ilen[s] == 1 && plen[s] == 1 && iflat[istart[s]] == pflat[pstart[s]] ? SINGLE : GENERAL;
+        if (slut[s] == SINGLE) {
+            n_tok++;
+            n_phr++;
+        } else {
+            n_tok += ilen[s];
+            n_phr += plen[s];
+        }
     }
     for (Py_ssize_t j = 0; j < n[2]; j++)
         if (iflat[j] < 0 || iflat[j] >= n_global) {
@@ -1423,14 +1484,21 @@ chunk_arrays(PyObject *Py_UNUSED(self), PyObject *args)
         Py_ssize_t before = t_at;
         for (; w < end; w++) {
             int64_t s = sid[w];
-            for (int64_t j = istart[s]; j < istart[s + 1]; j++) {
-                int64_t g = iflat[j];
-                int32_t l = lut[g];
+            int32_t known = slut[s];
+            int64_t j = known == GENERAL ? istart[s] : 0, j_end = known == GENERAL ? istart[s + 1] : 1;
+            for (; j < j_end; j++) {
+                int32_t l = known;
                 if (l < 0) {
-                    l = lut[g] = n_terms;
-                    ordered[n_terms] = g;
-                    last[n_terms] = -1;
-                    n_terms++;
+                    int64_t g = known == SINGLE ? iflat[istart[s]] : iflat[j];
+                    l = lut[g];
+                    if (l < 0) {
+                        l = lut[g] = n_terms;
+                        ordered[n_terms] = g;
+                        last[n_terms] = -1;
+                        n_terms++;
+                    }
+                    if (known == SINGLE)
+                        slut[s] = l;
                 }
                 tokens[t_at++] = l;
                 if (last[l] != (int32_t)d) {
@@ -1479,8 +1547,15 @@ chunk_arrays(PyObject *Py_UNUSED(self), PyObject *args)
     w = 0;
     for (Py_ssize_t f = 0; f < n_fields; f++) {
         Py_ssize_t end = w + words[f];
+        int64_t before = k;
         for (; w < end; w++) {
             int64_t s = sid[w];
+            if (slut[s] >= 0) { /* a single-token word: its term, seen among the index tokens */
+                s_term[k] = slut[s];
+                s_pos[k++] = (int32_t)p++;
+                pc[slut[s]]++;
+                continue;
+            }
             for (int64_t j = pstart[s]; j < pstart[s + 1]; j++) {
                 int32_t l = lut[pflat[j]];
                 if (l < 0) { /* not an index term of the chunk: the numpy path decides */
@@ -1493,14 +1568,7 @@ chunk_arrays(PyObject *Py_UNUSED(self), PyObject *args)
             }
         }
         p++;
-    }
-    w = 0;
-    for (Py_ssize_t d = 0; d < n_docs; d++) { /* phrase tokens per doc, plus the two gaps */
-        int64_t c = 2;
-        Py_ssize_t end = w + words[2 * d] + words[2 * d + 1];
-        for (; w < end; w++)
-            c += plen[sid[w]];
-        stream_len[d] = c;
+        stream_len[f / 2] += k - before + 1; /* phrase tokens per doc, plus the two gaps */
     }
     acc = 0;
     for (int32_t l = 0; l < n_terms; l++) {
@@ -1542,7 +1610,7 @@ chunk_arrays(PyObject *Py_UNUSED(self), PyObject *args)
 done:
     for (int i = 0; i < got; i++)
         PyBuffer_Release(&v[i]);
-    PyMem_Free(istart); PyMem_Free(pstart); PyMem_Free(lut); PyMem_Free(doc_len); PyMem_Free(stream_len);
+    PyMem_Free(istart); PyMem_Free(pstart); PyMem_Free(lut); PyMem_Free(slut); PyMem_Free(doc_len); PyMem_Free(stream_len);
     PyMem_Free(tokens); PyMem_Free(ordered); PyMem_Free(last); PyMem_Free(slot); PyMem_Free(e_term);
     PyMem_Free(e_doc); PyMem_Free(e_tf); PyMem_Free(df); PyMem_Free(post_docs); PyMem_Free(post_tf);
     PyMem_Free(pc); PyMem_Free(s_term); PyMem_Free(s_pos); PyMem_Free(positions);
