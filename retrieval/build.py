@@ -93,7 +93,8 @@ class ChunkTokenizer:
     def __init__(self, *, native: bool | None = None) -> None:
         self._terms: list[str] = []
         self._vocab: dict[str, int] = {}
-        self._surface: dict[bytes, int] = {}  # surface word (surface_bytes's key) -> surface id
+        # surface word (surface_bytes's key) -> surface id (on the C path: its table; this is empty)
+        self._surface: dict[bytes, int] = {}
         # per surface id: its index term ids and phrase term ids (flat tables + lengths)
         self._index_flat = array("q")
         self._index_len = array("q")
@@ -234,9 +235,9 @@ class ChunkTokenizer:
         del fields
         sid = np.frombuffer(sid_buf, dtype=np.int64)
         words = np.frombuffer(words_buf, dtype=np.int64)
-        if new:
-            self._learn([w for w in new if w not in self._surface])
-            self._table.resolve(np.fromiter(map(self._surface.__getitem__, new), np.int64, len(new)), sid)
+        if new:  # words the table did not know: learnt, and given their ids (not kept in the dict too)
+            self._learn(new)
+            self._table.resolve(np.fromiter(map(self._surface.pop, new), np.int64, len(new)), sid)
         out = postings._kernel.chunk_arrays(sid, words, self._index_flat, self._index_len, self._phrase_flat,
                                             self._phrase_len, len(self._terms), keep_tokens)  # fmt: skip
         if out is None:  # a case C leaves to numpy (see chunk_arrays)
