@@ -238,3 +238,15 @@ def test_a_stale_kernel_build_tokenizes_with_numpy_after_the_one_warning():
     assert run.stderr.count("RuntimeWarning") == 1 and "is stale" in run.stderr
     want = ChunkTokenizer(native=True).chunk([("Deep-learning models", "We learn naïve models.")])
     assert run.stdout.strip() == f"{want.terms} {want.post_docs.tolist()} {want.positions.tolist()}"
+
+
+def test_a_word_with_an_index_token_and_no_phrase_token():
+    """ "the-of" gives the index token "theof" and no phrase token (both parts are stopwords); the
+    next surface word learnt ("theof") starts its phrase tokens where "the-of"'s would be: a word is
+    a single-token word only with one index and one phrase token, the same."""
+    docs = [[("the-of", "")], [("theof", "")], [("the-of theof", "of-the x"), ("ofthe", "theof the-of")]]
+    numpy_path, c_path = ChunkTokenizer(native=False), ChunkTokenizer(native=True)
+    for part in docs:
+        want, got = numpy_path.chunk(part, keep_tokens=True), c_path.chunk(part, keep_tokens=True)
+        assert_same_chunk(want, got)
+    assert want.stream_len.tolist() == [2 + 2, 2 + 2]  # "theof" and "x"; "ofthe" and "theof"
