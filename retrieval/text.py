@@ -1578,10 +1578,12 @@ def _t_window(head: str, i: int, n: int = 200) -> str:
 # ("called", "named" ...) and the introducing verbs. The literal leading space keeps the regex
 # engine on its fast path (it only tries positions after a space); the text given to it starts
 # with a space.
+_T_KEYWORD_WORDS = (  # (in this order: the first that matches at a place wins)
+    "we", "this", "our", "resulting", "called", "call", "named", "dubbed", "termed", "coined", "denoted",
+    "namely", "referred to as", "refer to as", "propos", "introduc", "present",
+)
 _T_KEYWORDS = _LazyRe(  # (a plain alternation after a literal: several times faster than with groups)
-    r" (?:we|this|our|resulting|called|call|named|dubbed|termed|coined|denoted|namely|referred to as"
-    r"|refer to as"
-    r"|propos|introduc|present)"
+    " (?:" + "|".join(_T_KEYWORD_WORDS) + ")"
 )
 # what each keyword starts: 1 a statement, 2 a name after a naming word, 3 "our X", 4 "propose X";
 # the words of kinds 1-3 are whole words (a space follows), those of kind 4 stems
@@ -1592,6 +1594,38 @@ _T_KEYWORD_KIND = {
 }
 # the same keyed by the match (" we"), "this" as kind 0 (a statement only before paper/work/...)
 _T_MATCH_KIND = {" " + word: 0 if word == "this" else kind for word, kind in _T_KEYWORD_KIND.items()}
+# by the keyword's index in _T_KEYWORD_WORDS: (kind, length of the match)
+_T_INDEX_KIND = [(_T_MATCH_KIND[" " + word], len(word) + 1) for word in _T_KEYWORD_WORDS]
+
+
+def _t_scan():  # noqa: ANN202
+    """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None."""
+    global _t_scan_c
+    if _t_scan_c is _UNSET:
+        try:
+            from retrieval import _titlescan  # type: ignore[attr-defined]
+        except ImportError:
+            _t_scan_c = None
+        else:
+            _titlescan.configure(_T_KEYWORD_WORDS)
+            _t_scan_c = _titlescan.hits if getattr(_titlescan, "VERSION", None) == 1 else None
+    return _t_scan_c
+
+
+_t_scan_c: object = _UNSET
+
+
+def _t_keyword_hits(lower: str) -> list[tuple[int, int, int]]:
+    """(start, end, kind) of every match of _T_KEYWORDS in ``lower``, in text order: by the compiled
+    scan (the same matches: a character comparison at each space), else by the regex."""
+    scan = _t_scan()
+    if scan is not None:
+        out = []
+        for start, index in scan(lower):
+            kind, length = _T_INDEX_KIND[index]
+            out.append((start, start + length, kind))
+        return out
+    return [(m.start(), m.end(), _T_MATCH_KIND[m.group()]) for m in _T_KEYWORDS.finditer(lower)]
 _T_STATEMENT_ADVERBS = (
     "first", "then", "further", "also", "here", "thus", "therefore", "newly", "formally", "systematically",
     "empirically", "theoretically",
@@ -1651,9 +1685,7 @@ def _t_sites(
     ``head`` lowercased, both starting with a space."""
     statements: list[tuple[int, int, str]] = []
     named: list[tuple[str, int]] = []
-    for m in _T_KEYWORDS.finditer(lower):  # the space after a keyword is left for the next one
-        kind = _T_MATCH_KIND[m.group()]
-        end = m.end()
+    for start, end, kind in _t_keyword_hits(lower):  # the space after a keyword is left for the next one
         if kind != 4:
             if lower[end : end + 1] != " ":
                 continue  # "well", "ours"
@@ -1669,14 +1701,14 @@ def _t_sites(
             if s is not None:
                 verb = s.group("v")
                 # (start, its object after "a novel ...", verb)
-                statements.append((m.start() + 1, _t_lead_end(head, s.end()), verb))
+                statements.append((start + 1, _t_lead_end(head, s.end()), verb))
                 if verb in _T_INTRO_VERBS:  # "we present Eureka, a ...", "we introduce X (XY)"
                     n = _t_introduced(head, s.start("v") + len(verb))
                     if n is not None:
                         named.append((n.group("n"), n.start("n")))
         elif kind == 2:
             n = _T_NAMED.match(head, end)
-            if n is None and _t_after_head_noun(head, m.start() + 1):
+            if n is None and _t_after_head_noun(head, start + 1):
                 # "a class of methods called *distributional preference learning* (DPL)": a
                 # lowercase long form, then its acronym
                 n = _T_LOWER_NAMED.match(head, end)

@@ -9,6 +9,7 @@ tells apart: a shortcut that skipped a real match, or answered differently, fail
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -90,6 +91,51 @@ def texts(draw) -> str:
 def _abstracts() -> list[str]:
     out = [p.abstract for p in load_corpus(ROOT / "data" / "corpus").papers]
     return out + [b.abstract for b in pasted_corpus.BLOCKS]
+
+
+def _hits_by_regex(lower: str) -> list[tuple[int, int, int]]:
+    return [(m.start(), m.end(), text._T_MATCH_KIND[m.group()]) for m in text._T_KEYWORDS.finditer(lower)]
+
+
+@pytest.fixture(scope="module")
+def scan():
+    """The compiled keyword scan (retrieval/_titlescan.c); under CI it must be built."""
+    hits = text._t_scan()
+    if hits is None:
+        if os.environ.get("CI"):
+            pytest.fail("retrieval._titlescan is not built")
+        pytest.skip("retrieval._titlescan is not built (pip install -e .)")
+    return hits
+
+
+def _check_scan(sample: str) -> None:
+    for lower in (sample, text._t_lower(text._t_head(sample)), sample.lower()):
+        assert text._t_keyword_hits(lower) == _hits_by_regex(lower), lower
+
+
+_KEYWORD_PARTS = list(text._T_KEYWORD_WORDS) + [
+    "wee", "th", "to", "as", "referred", "refer", "calle", "propose", "présent", "ĳ", "é", "we\u0100",
+    "𝒳", "We", "THIS", "",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([" ", "", "  ", "\u00a0", ","]), st.sampled_from(_KEYWORD_PARTS)),
+                max_size=30))
+def test_the_compiled_keyword_scan_finds_what_the_regex_finds(scan, parts):
+    _check_scan("".join(a + b for a, b in parts))
+
+
+def test_the_compiled_keyword_scan_on_the_bundled_and_pasted_abstracts(scan):
+    for abstract in _abstracts():
+        _check_scan(abstract)
+
+
+def test_without_the_compiled_scan_the_rules_find_the_same(monkeypatch):
+    abstracts = _abstracts()
+    titles = [text.derive_title(a) for a in abstracts]
+    monkeypatch.setattr(text, "_t_scan_c", None)
+    assert [text.derive_title(a) for a in abstracts] == titles
 
 
 def _check_text(abstract: str) -> None:
