@@ -50,7 +50,7 @@ __all__ = [
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
 #: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
-KEYPHRASE_VERSION = "keyphrase-2026.6"
+KEYPHRASE_VERSION = "keyphrase-2026.7"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
 MAX_WORDS = 14
@@ -275,8 +275,36 @@ def describe(head: str, name: str | None = None) -> str:
     if c is not None and type(head) is str:
         phrase = c.describe(head, name)
         if phrase is not None:  # None: a character the C path leaves to this one
-            return phrase
-    return _describe(head, name)
+            return _without_leading_verb(phrase, head)
+    return _without_leading_verb(_describe(head, name), head)
+
+
+# verbs the text puts after "to" ("to learn transferable representations"), not nouns too ("model",
+# "design", "scale"): a title does not open with one
+_TO_VERBS = frozenset(
+    """
+    learn solve extract compose complete harness conduct replace exploit identify mitigate reduce enhance
+    capture generate detect predict estimate infer build evaluate understand quantify construct address
+    tackle overcome align adapt discover recover reconstruct generalize accelerate improve achieve
+    provide enable facilitate perform obtain assess analyze encode decode find explore leverage
+    """.split()
+)
+
+
+def _without_leading_verb(phrase: str, head: str) -> str:
+    """``phrase`` less a first word that is a verb after "to" in the text ("learn transferable
+    representations for RGB-D segmentation" -> "transferable representations for ..."), when at
+    least two words are left and the next one is not a break word."""
+    first, _, rest = phrase.partition(" ")
+    lower = first.lower()
+    if (
+        lower in _TO_VERBS
+        and rest.count(" ") >= 1
+        and rest.split(" ", 1)[0].lower() not in _BREAK
+        and f" to {lower} " in head.lower()
+    ):
+        return rest
+    return phrase
 
 
 def _describe(head: str, name: str | None = None) -> str:

@@ -342,3 +342,21 @@ def test_a_word_any_paper_of_the_field_uses_does_not_keep_the_rules_phrase():
     assert coins_a_word_missed(long_.format("VDP"), key)
     assert coins_a_word_missed("Caption-free MIA framework", key, name="MoFit")
     assert not coins_a_word_missed("Caption-free LLMs framework", key, name="MoFit")
+
+
+def test_a_description_does_not_open_with_the_verb_after_to():
+    from retrieval.keyphrase import _without_leading_verb
+
+    head = " We aim to learn transferable representations for segmentation tasks."
+    phrase = "learn transferable representations for segmentation tasks"
+    assert _without_leading_verb(phrase, head) == "transferable representations for segmentation tasks"
+    assert _without_leading_verb(phrase, head.replace("to learn", "we learn")) == phrase  # not after "to"
+    assert _without_leading_verb("learn representations", head) == "learn representations"  # one word left
+    assert _without_leading_verb("model compression methods", " to model compression methods") == (
+        "model compression methods"  # a noun too
+    )
+    # describe() gives the same in the C and the Python passes: the step comes after either
+    from retrieval import keyphrase
+
+    text = " ".join(["We aim to learn transferable representations for segmentation tasks."] * 8)
+    assert not keyphrase.describe(" " + text).startswith("learn")
