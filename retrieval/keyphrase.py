@@ -79,8 +79,8 @@ _BREAK = frozenset(
     give gives given take takes taken obtain obtains obtained perform performs performed exhibit exhibits
     offer offers learns become becomes becoming contain contains containing need needs needed lack lacks
     produce produces generate generates excel excels vary varies fail fails struggle struggles tend tends
-    rely relies capture captures empower empowers depend depends
-    since unless whether despite instead thereby hence rather due every
+    rely relies capture captures empower empowers depend depends aims possess possesses
+    since unless whether despite instead thereby hence rather due every later earlier together alone
     significantly substantially effectively efficiently particularly specifically typically generally
     recently notably especially widely largely mainly highly usually commonly well many much new novel
     first paper work approach method methods results experiments extensive various different several
@@ -403,7 +403,10 @@ def opens_with_a_name(phrase: str, name: str | None) -> str | None:
     m = _APPOSITIVE.match(phrase)
     if m is None or m.group(1).split()[0].lower() in _BREAK:  # "a tool, a model and ..."
         return None
-    return m.group(1)
+    return m.group(1).strip(_QUOTES) or None  # "``Bespoke solvers''" -> "Bespoke solvers"
+
+
+_QUOTES = "`'\"“”‘’"
 
 
 def coins_a_word_missed(phrase: str, key: str, name: str | None = None) -> bool:

@@ -294,6 +294,7 @@ def test_a_term_with_its_appositive_leads_the_title_when_no_name_was_found():
     assert opens_with_a_name("∞-Diff, a generative diffusion model", "∞-Diff") is None
     assert opens_with_a_name("Images with diffusion models on complex motions", None) is None
     assert opens_with_a_name("a tool, a model and a method for images", None) is None
+    assert opens_with_a_name("``Bespoke solvers'', a custom ODE solver", None) == "Bespoke solvers"
 
 
 def test_a_name_of_several_words_is_taken_out_of_its_key_phrase():
