@@ -88,6 +88,24 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
 _RETRY_SAME = (asyncpg.exceptions.SerializationError, asyncpg.exceptions.DeadlockDetectedError)
 
 
+async def _rollback(conn: asyncpg.Connection, tx: asyncpg.transaction.Transaction) -> None:
+    """Roll back after a failed operation; a rollback that fails never masks the first error.
+
+    When the server goes away in the middle of a statement (a fast shutdown, a crash), the connection
+    can still look open while its protocol is stuck in the failed operation: the rollback then raises
+    ``InternalClientError: cannot switch to state 12; another operation (2) is in progress``, which
+    would replace the error that says the server is gone. The connection is closed instead (the pool
+    opens a fresh one) and the first error goes on.
+    """
+    if conn.is_closed():
+        return
+    try:
+        await tx.rollback()
+    except Exception as exc:  # noqa: BLE001 - the first error is the one that matters
+        log.debug("rollback failed (%s: %s); closing the connection", type(exc).__name__, exc)
+        conn.terminate()
+
+
 @lru_cache(maxsize=512)
 def numbered(sql: str) -> str:
     """``?`` placeholders as ``$1, $2…`` (the store's SQL has no ``?`` inside literals)."""
@@ -373,8 +391,7 @@ class PostgresStore(SqlStore):
                             await conn.execute("SELECT pg_advisory_xact_lock($1::bigint)", user)
                         result = await op(_PgTx(conn))
                     except BaseException:
-                        if not conn.is_closed():
-                            await tx.rollback()
+                        await _rollback(conn, tx)
                         raise
                     committing = True
                     await tx.commit()

@@ -147,3 +147,39 @@ async def test_the_bot_tells_users_to_retry_while_the_server_is_down(
     ex = await h.run_command("save", {"id": pid}, user=h.alice)
     assert "Saved" in ex.content
     assert pid in await h.bot.store.saved_ids(h.alice.id if hasattr(h.alice, "id") else int(h.alice["id"]))
+
+
+async def test_a_failed_rollback_never_masks_the_error_that_caused_it(postgres_url, monkeypatch) -> None:
+    """The server going away mid-statement can leave the connection looking open with its protocol
+    stuck, so the rollback raises asyncpg's InternalClientError ("cannot switch to state 12; another
+    operation (2) is in progress"); callers must still be told the database is unavailable, and the
+    store must go on working on fresh connections."""
+    import asyncpg
+
+    from bot.store.postgres import RETRIES
+
+    async with await Store.open(postgres_url) as store:
+        await store.save_paper(1, paper(1))
+
+        async def stuck_rollback(self) -> None:  # noqa: ANN001
+            raise asyncpg.exceptions.InternalClientError(
+                "cannot switch to state 12; another operation (2) is in progress"
+            )
+
+        monkeypatch.setattr(asyncpg.transaction.Transaction, "rollback", stuck_rollback)
+        attempts = 0
+
+        async def lost(tx) -> None:  # noqa: ANN001
+            nonlocal attempts
+            attempts += 1
+            raise asyncpg.exceptions.ConnectionDoesNotExistError(
+                "connection was closed in the middle of operation"
+            )
+
+        unavailable = "^The database is unavailable, try again in a moment.$"
+        with pytest.raises(DatabaseUnavailableError, match=unavailable):
+            await store._run(lost, write=True)
+        assert attempts == RETRIES + 1  # each attempt got the connection error, not the rollback's
+        monkeypatch.undo()
+        await store.save_paper(1, paper(2))
+        assert await store.saved_ids(1) == {"g0001", "g0002"}
