@@ -10,8 +10,9 @@ that file must carry.
   so N processes starting together build once (the first builds, the others open its file); an
   ``/admin reindex`` takes it without waiting, so a reindex running in another process is refused.
   The kernel or the server drops the lock when its holder dies, however it dies: another process
-  can retry at once. A killed build leaves at most a ``.tmp`` file (see :func:`retrieval.index._save`),
-  which nobody opens: only a complete file, renamed into place, is ever published.
+  can retry at once. A killed build leaves only ``.tmp`` files beside the cache (its own and its
+  worker processes' spills, named with its pid; the next start sweeps them), which nobody opens:
+  only a complete file, renamed into place, is ever published.
 * **Publish.** The builder writes the next generation and reconciles the saved snapshots with the new
   corpus **in one transaction** (:meth:`Store.publish_index_generation`): a published generation is a
   reconciled one, so the reconcile runs once per generation, never once per process. With
