@@ -37,7 +37,7 @@ import Stemmer
 
 from retrieval import postings
 from retrieval._libc import M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, die_with_parent, mallopt
-from retrieval.catalogue import CatalogueBuilder, CataloguePart, catalogue_part
+from retrieval.catalogue import CatalogueBuilder, CataloguePart, catalogue_part, numbered
 from retrieval.corpus import FilePiece, split_file
 from retrieval.errors import CorpusError
 from retrieval.models import Paper, SkippedBlock
@@ -430,15 +430,7 @@ class Merger:
     def _global_ids(self, strings: list[str]) -> np.ndarray:
         """The global ids of distinct terms: known terms' ids, then the next ids for the new ones in
         the given order (C-level look-ups and one dict update, no Python call per term)."""
-        vocab = self._vocab
-        known = map(vocab.get, strings, itertools.repeat(-1))
-        ids = np.fromiter(known, dtype=np.int32, count=len(strings))
-        new = ids < 0
-        n_new = int(np.count_nonzero(new))
-        if n_new:
-            ids[new] = np.arange(len(vocab), len(vocab) + n_new, dtype=np.int32)
-            vocab.update(zip(itertools.compress(strings, new.tolist()), ids[new].tolist(), strict=True))
-        return ids
+        return numbered(self._vocab, strings, np.int32)
 
     def _worker_ids(self, chunk: StoredChunk) -> np.ndarray:
         """The global ids of a stored chunk's terms, through the worker's numbers: only the terms

@@ -126,14 +126,14 @@ def catalogue_part(papers: Iterable[Paper]) -> CataloguePart:
     )
 
 
-def _numbered(numbers: dict[str, int], names: list[str]) -> np.ndarray:
+def numbered(numbers: dict[str, int], names: list[str], dtype: type = np.int64) -> np.ndarray:
     """The numbers of distinct ``names`` in ``numbers``, new ones numbered next in their order (and
     added): C-level look-ups and one dict update, no Python call per name."""
-    ids = np.fromiter(map(numbers.get, names, itertools.repeat(-1)), dtype=np.int64, count=len(names))
+    ids = np.fromiter(map(numbers.get, names, itertools.repeat(-1)), dtype=dtype, count=len(names))
     new = ids < 0
     n_new = int(np.count_nonzero(new))
     if n_new:
-        ids[new] = np.arange(len(numbers), len(numbers) + n_new, dtype=np.int64)
+        ids[new] = np.arange(len(numbers), len(numbers) + n_new, dtype=dtype)
         numbers.update(zip(itertools.compress(names, new.tolist()), ids[new].tolist(), strict=True))
     return ids
 
@@ -212,11 +212,11 @@ class CatalogueBuilder:
             self._text_bytes += len(text)
         self._text_len.append(part.text_len)
         self._flags.append(part.flags)
-        local = _numbered(self._raw_areas, part.area_names)
+        local = numbered(self._raw_areas, part.area_names)
         self._area.append(local[part.area] if len(part.area) else np.zeros(0, np.int64))
         self._titles.append(part.title_fold)
         self._title_len.append(part.title_len)
-        local = _numbered(self._names, part.author_names)
+        local = numbered(self._names, part.author_names)
         self._author_count.append(part.author_count)
         self._author_ids.append(local[part.author_ids] if len(part.author_ids) else np.zeros(0, np.int64))
 
