@@ -84,6 +84,13 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.ConnectionDoesNotExistError,
     asyncpg.InterfaceError,
 )
+#: Errors on a connection whose protocol was left in the middle of an operation: asyncpg's
+#: ``InternalClientError: cannot switch to state 12; another operation (2) is in progress``, raised
+#: by the *next* statement after the server went away during the previous one (a fast shutdown, a
+#: crash) while the connection still looked open. The connection is dropped and the transaction
+#: runs again on a fresh one, like a lost connection (which is what it is).
+_STUCK = (asyncpg.exceptions.InternalClientError,)
+_LOST = (*UNAVAILABLE, *_STUCK)
 #: Errors after which the same transaction, run again, may well succeed.
 _RETRY_SAME = (asyncpg.exceptions.SerializationError, asyncpg.exceptions.DeadlockDetectedError)
 
@@ -360,7 +367,7 @@ class PostgresStore(SqlStore):
             return
         try:
             await asyncio.wait_for(pool.close(), timeout=10)
-        except (TimeoutError, *UNAVAILABLE):
+        except (TimeoutError, *_LOST):
             pool.terminate()
         log.info("saved-papers store %s closed", self.target)
 
@@ -377,7 +384,7 @@ class PostgresStore(SqlStore):
         if pool is None:
             raise DatabaseError("The saved-papers store is closed.", target=self.target)
         for attempt in range(RETRIES + 1):
-            committing = False
+            committing = committed = False
             try:
                 async with pool.acquire(timeout=CONNECT_TIMEOUT) as conn:
                     tx = conn.transaction(
@@ -390,11 +397,15 @@ class PostgresStore(SqlStore):
                         elif write and user is not None:
                             await conn.execute("SELECT pg_advisory_xact_lock($1::bigint)", user)
                         result = await op(_PgTx(conn))
+                    except _STUCK:
+                        conn.terminate()  # its protocol is stuck: no rollback can be sent on it
+                        raise
                     except BaseException:
                         await _rollback(conn, tx)
                         raise
                     committing = True
                     await tx.commit()
+                    committed = True
                     return result
             except _RETRY_SAME as exc:
                 if attempt == RETRIES:
@@ -404,7 +415,10 @@ class PostgresStore(SqlStore):
                         cause=str(exc),
                     ) from exc
                 log.debug("%s: %s; retrying", self.target, exc)
-            except UNAVAILABLE as exc:
+            except _LOST as exc:
+                if committed:  # only the connection's release failed: the transaction is durable
+                    log.debug("%s: releasing a connection failed after the commit: %s", self.target, exc)
+                    return result
                 if committing or attempt == RETRIES:
                     log.warning(
                         "%s: the database is unavailable: %s", self.target, describe_error(exc, self._url)
@@ -540,7 +554,7 @@ class PostgresStore(SqlStore):
         async def stop() -> None:
             try:
                 await asyncio.wait_for(conn.close(), timeout=5)
-            except (TimeoutError, *UNAVAILABLE):
+            except (TimeoutError, *_LOST):
                 conn.terminate()
 
         return stop
@@ -572,5 +586,5 @@ class _AdvisoryLock:
             return
         try:
             await asyncio.wait_for(conn.close(), timeout=5)  # the session ends: its lock goes with it
-        except (TimeoutError, *UNAVAILABLE):
+        except (TimeoutError, *_LOST):
             conn.terminate()

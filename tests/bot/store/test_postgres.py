@@ -183,3 +183,83 @@ async def test_a_failed_rollback_never_masks_the_error_that_caused_it(postgres_u
         monkeypatch.undo()
         await store.save_paper(1, paper(2))
         assert await store.saved_ids(1) == {"g0001", "g0002"}
+
+
+def _stuck() -> Exception:
+    import asyncpg
+
+    message = "cannot switch to state 12; another operation (2) is in progress"
+    return asyncpg.exceptions.InternalClientError(message)
+
+
+async def test_a_statement_on_a_connection_the_server_left_stuck_runs_again_on_a_fresh_one(
+    postgres_url,
+) -> None:
+    """After the server went away during one statement, asyncpg can raise InternalClientError from
+    the *next* statement on that connection (seen under load when a fast shutdown hit a batch of
+    saves): the connection is dropped and the transaction runs again; when it keeps happening the
+    caller is told the database is unavailable, never asyncpg's internal message."""
+    from bot.store.postgres import RETRIES
+
+    async with await Store.open(postgres_url) as store:
+        backends = []
+
+        async def once(tx) -> int:  # noqa: ANN001
+            backends.append(tx.conn.get_server_pid())
+            if len(backends) == 1:
+                raise _stuck()
+            return await tx.fetchval("SELECT 41 + 1")
+
+        assert await store._run(once, write=True) == 42
+        assert len(backends) == 2 and backends[0] != backends[1]
+        for _ in range(250):  # the stuck connection is closed, not given back to the pool
+            if not await store._run(
+                lambda tx: tx.fetchval("SELECT count(*) FROM pg_stat_activity WHERE pid = ?", backends[0]),
+                write=False,
+            ):
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("the stuck connection's backend is still there")
+        attempts = 0
+
+        async def always(tx) -> None:  # noqa: ANN001
+            nonlocal attempts
+            attempts += 1
+            raise _stuck()
+
+        unavailable = "^The database is unavailable, try again in a moment.$"
+        with pytest.raises(DatabaseUnavailableError, match=unavailable):
+            await store._run(always, write=True)
+        assert attempts == RETRIES + 1
+        await store.save_paper(1, paper(1))  # and the store goes on working
+        assert await store.saved_ids(1) == {"g0001"}
+
+
+async def test_a_save_whose_connection_fails_to_reset_after_the_commit_is_reported_saved(
+    postgres_url, monkeypatch
+) -> None:
+    """The pool resets a connection when it is given back; if that fails after COMMIT, the save is
+    durable, so its caller is told it was saved (not "unavailable", not an error that invites a retry
+    of something already done)."""
+    import asyncpg
+
+    async with await Store.open(postgres_url) as store:
+        await store.save_paper(1, paper(1))
+        real_reset = asyncpg.connection.Connection.reset
+        failed = 0
+
+        async def failing_reset(self, *, timeout=None) -> None:  # noqa: ANN001
+            nonlocal failed
+            if failed == 0:
+                failed += 1
+                raise _stuck()
+            await real_reset(self, timeout=timeout)
+
+        monkeypatch.setattr(asyncpg.connection.Connection, "reset", failing_reset)
+        result = await store.save_paper(1, paper(2))
+        assert failed == 1
+        assert result.created
+        monkeypatch.undo()
+        assert await store.saved_ids(1) == {"g0001", "g0002"}
+        assert await store.save_paper(1, paper(2)) == type(result)(False, result.list_name, False)
