@@ -2185,8 +2185,8 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
         return phrase
     if name is not None and head[at + len(name) : at + len(name) + 1] == ")" and phrase == _long_form(
         name, head[max(0, at - 200) : at - 1]
-    ):
-        return phrase  # "SSCP: Single-Step Completion Policy"
+    ):  # "SCM: Structural causal model for Dynamic Graph Neural Networks (DyGNNs)"
+        return _t_long_form_and_key(phrase, head, name, hook)
     module = _keyphrase_module()
     opens = getattr(module, "opens_with_a_term", None)
     if opens is not None and opens(phrase, head):
@@ -2211,6 +2211,48 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
     if term and term.casefold() not in key.casefold():
         return f"{_capitalize(term)}: {_capitalize(key)}"  # "∞-Diff: Infinite-dimensional Hilbert space ..."
     return _capitalize(key)
+
+
+def _t_long_form_and_key(long: str, head: str, name: str, hook) -> str:  # noqa: ANN001
+    """The long form of the name's acronym, and the key phrase's words it lacks, joined by the
+    text's own connector when the key phrase holds the long form ("Rayleigh Quotient Graph Neural
+    Network for graph-level anomaly detection"), else by "for" ("Upper Confidence Bound for efficient
+    CVaR RL algorithm in low-rank MDPs"). A long form alone spells out the name and says little of
+    what the paper is about; on the ICLR 2024 titles the pair shares a word with the real title more
+    often (no common word 6.8 -> 5.3 % on the half it was tuned on, 8.3 -> 6.7 % on the other). The
+    key phrase is cut before a connector of its own to fit the title limit; the long form stays
+    alone when nothing of two words or more is left, when the key phrase repeats only the long form,
+    or when it holds the long form with no connector after it (the long form is then its topic)."""
+    try:  # the key words of the abstract (retrieval/keyphrase.py)
+        key = hook(head, name)
+    except Exception:  # the key phrase is optional: the long form stands
+        logger.exception("keyphrase.describe failed; keeping the long form")
+        return long
+    if key and " " in name:
+        key = _t_without_name(key, name)
+    if not key:
+        return long
+    at = key.casefold().find(long.casefold())
+    if at != -1:
+        words = key[at + len(long) :].split()
+        while words and (words[0][:1] == "(" or words[0][-1:] == ")"):
+            words.pop(0)  # the acronym after its long form
+        if len(words) < 3 or words[0].lower() not in _T_JOINS:
+            return long
+        join = words.pop(0)
+    else:
+        known = set(long.casefold().split())
+        words = key.split()
+        if all(w.casefold() in known or w.lower() in _T_JOINS for w in words):
+            return long
+        join = "for"
+    room = TITLE_LIMIT - len(name) - len(long) - len(join) - 4  # "SCM: " + long + " for " + words
+    while len(" ".join(words)) > room:
+        cut = [i for i in range(2, len(words)) if words[i].lower() in _T_JOINS]
+        if not cut:
+            return long
+        del words[cut[-1] :]
+    return f"{long} {join} {' '.join(words)}" if len(words) >= 2 else long
 
 
 def _t_without_name(key: str, name: str) -> str:

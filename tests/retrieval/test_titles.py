@@ -91,11 +91,43 @@ def test_the_keyphrase_hook_supplies_the_description(hook):
     assert name == "SAEBench" and head.startswith(" Sparse autoencoders") and "\n" not in head
 
 
-def test_an_acronyms_long_form_comes_before_the_hook(hook):
+_SSCP = "Offline RL is slow. We propose the Single-Step Completion Policy (SSCP), which distils."
+
+
+def test_an_acronyms_long_form_leads_and_the_hook_adds_what_it_lacks(hook):
     calls, answer = hook
     answer["value"] = "distilled flow policy"
-    abstract = "Offline RL is slow. We propose the Single-Step Completion Policy (SSCP), which distils."
-    assert derive_title(abstract) == "SSCP: Single-Step Completion Policy" and not calls
+    assert derive_title(_SSCP) == "SSCP: Single-Step Completion Policy for distilled flow policy"
+    assert calls == [(calls[0][0], "SSCP")]
+    # a key phrase that holds the long form: what follows it, with the text's own connector
+    answer["value"] = "Single-Step Completion Policy (SSCP) in offline reinforcement learning"
+    assert derive_title(_SSCP) == "SSCP: Single-Step Completion Policy in offline reinforcement learning"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        None,
+        RuntimeError("bug in the hook"),
+        "completion policy",  # only the long form's words
+        "Single-Step Completion Policy (SSCP) training",  # the long form, and no connector after it
+        "Single-Step Completion Policy for RL",  # less than two words after the connector
+        "offline " + "x" * 60 + " policies",  # too long, and no connector to cut it at
+    ],
+)
+def test_an_acronyms_long_form_stays_alone_without_more_to_say(hook, value):
+    _, answer = hook
+    answer["value"] = value
+    assert derive_title(_SSCP) == "SSCP: Single-Step Completion Policy"
+
+
+def test_the_hooks_words_after_a_long_form_are_cut_before_a_connector_to_fit(hook):
+    _, answer = hook
+    answer["value"] = "flow policies for offline control with " + "many words " * 8
+    title = derive_title(_SSCP)
+    assert title == "SSCP: Single-Step Completion Policy for flow policies for offline control"
+    assert len(title) <= TITLE_LIMIT
 
 
 @pytest.mark.parametrize("value", ["", None, RuntimeError("bug in the hook")])
