@@ -144,6 +144,9 @@ static Py_UCS4 lo[TEXT_MAX + 4]; /* the same, ASCII letters lowercased */
 static Py_ssize_t n_t;
 
 static int tok_s[TOK_MAX], tok_e[TOK_MAX];
+static unsigned char tok_quote[TOK_MAX]; /* the word holds ' or U+2019 */
+static int opens[TOK_MAX];               /* where a word (\b\w) opens with w, p or s: a subject may */
+static int n_opens;
 static int every[TOK_MAX]; /* the key of each word, -1 for a break word */
 static int n_tok;
 
@@ -174,22 +177,41 @@ static int64_t c_val[2 * TOK_MAX];
 static int c_a[2 * TOK_MAX], c_b[2 * TOK_MAX], c_before[2 * TOK_MAX];
 static int n_c;
 
-/* Character classes as str and re have them (the same CPython functions for non-ASCII) */
-static inline int is_space(Py_UCS4 c) {
-    return c < 128 ? c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31) : Py_UNICODE_ISSPACE(c);
-}
-static inline int is_alnum(Py_UCS4 c) {
-    return c < 128 ? (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-                   : Py_UNICODE_ISALNUM(c);
-}
-static inline int is_word(Py_UCS4 c) { return is_alnum(c) || c == '_'; }
+/* Character classes as str and re have them (the same CPython functions for non-ASCII); ASCII
+ * from a table (filled at import from the same definitions) */
+#define C_SPACE 1
+#define C_ALNUM 2
+#define C_WORD 4
+#define C_PUNCT 8
+#define C_UPPER 16
+#define C_LOWER 32
+static unsigned char cls[128];
+static Py_UCS4 lower_ascii[128]; /* to_lower */
+static inline int is_space(Py_UCS4 c) { return c < 128 ? cls[c] & C_SPACE : Py_UNICODE_ISSPACE(c); }
+static inline int is_alnum(Py_UCS4 c) { return c < 128 ? cls[c] & C_ALNUM : Py_UNICODE_ISALNUM(c); }
+static inline int is_word(Py_UCS4 c) { return c < 128 ? cls[c] & C_WORD : Py_UNICODE_ISALNUM(c); }
 static inline int is_lower_az(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
 static inline int is_upper_az(Py_UCS4 c) { return c >= 'A' && c <= 'Z'; }
 static inline int is_upper_cased(Py_UCS4 c) { /* upper or title case: str.islower says no */
-    return c < 128 ? is_upper_az(c) : Py_UNICODE_ISUPPER(c) || Py_UNICODE_ISTITLE(c);
+    return c < 128 ? cls[c] & C_UPPER : Py_UNICODE_ISUPPER(c) || Py_UNICODE_ISTITLE(c);
 }
-static inline int is_lower_cased(Py_UCS4 c) { return c < 128 ? is_lower_az(c) : Py_UNICODE_ISLOWER(c); }
+static inline int is_lower_cased(Py_UCS4 c) { return c < 128 ? cls[c] & C_LOWER : Py_UNICODE_ISLOWER(c); }
 static inline Py_UCS4 to_lower(Py_UCS4 c) { return c < 128 ? (is_upper_az(c) ? c + 32 : c) : Py_UNICODE_TOLOWER(c); }
+
+static void fill_classes(void) {
+    for (int c = 0; c < 128; c++) {
+        lower_ascii[c] = to_lower((Py_UCS4)c);
+        int space = c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31);
+        int alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        int punct = c == '.' || c == ',' || c == ';' || c == ':' || c == '!' || c == '?' || c == '(' ||
+                    c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == '"' || c == '\'' ||
+                    c == '*';
+        cls[c] = (unsigned char)((space ? C_SPACE : 0) | (alnum ? C_ALNUM : 0) |
+                                 (alnum || c == '_' ? C_WORD : 0) | (punct ? C_PUNCT : 0) |
+                                 (is_upper_az((Py_UCS4)c) ? C_UPPER : 0) |
+                                 (is_lower_az((Py_UCS4)c) ? C_LOWER : 0));
+    }
+}
 
 /* The characters read here: below ACCEPT_BELOW, less those keyphrase.py excludes (configure): a
  * character whose lowercase is not one character (İ), Σ (its lowercase depends on the next one),
@@ -199,26 +221,34 @@ static inline int accepted(Py_UCS4 c) {
 }
 
 static inline int is_punct(Py_UCS4 c) { /* keyphrase._PUNCT */
-    switch (c) {
-    case '.': case ',': case ';': case ':': case '!': case '?': case '(': case ')': case '[':
-    case ']': case '{': case '}': case '"': case '\'': case 0x201C: case 0x201D: case 0x2018:
-    case 0x2019: case '*':
-        return 1;
-    default:
-        return 0;
+    if (c < 128) return cls[c] & C_PUNCT;
+    return c == 0x201C || c == 0x201D || c == 0x2018 || c == 0x2019;
+}
+
+/* the flags of a word (a span of lo) in the word lists, 0 when in none: word_find's look-up,
+ * hashing and comparing the code points in place */
+#define FNV_BASIS 2166136261u
+#define FNV_PRIME 16777619u
+static int word_flags(const Py_UCS4 *s, int n, uint32_t h) { /* h: the FNV hash of the ASCII s */
+    if (n <= 0 || n >= WORD_LEN) return 0;
+    for (h &= WORD_SLOTS - 1;; h = (h + 1) & (WORD_SLOTS - 1)) {
+        const word_slot *slot = &words_tab[h];
+        if (slot->len == 0) return 0;
+        if (slot->len != n) continue;
+        int i = 0;
+        while (i < n && (unsigned char)slot->w[i] == s[i]) i++;
+        if (i == n) return slot->flags;
     }
 }
 
-/* the flags of a word (a span of lo) in the word lists, 0 when in none */
 static int flags_of(const Py_UCS4 *s, int n) {
-    char buf[WORD_LEN];
     if (n <= 0 || n >= WORD_LEN) return 0;
+    uint32_t h = FNV_BASIS;
     for (int i = 0; i < n; i++) {
         if (s[i] > 127) return 0;
-        buf[i] = (char)s[i];
+        h = (h ^ s[i]) * FNV_PRIME;
     }
-    word_slot *slot = word_find(buf, n, 0);
-    return slot ? slot->flags : 0;
+    return word_flags(s, n, h);
 }
 
 static inline int span_eq(const Py_UCS4 *a, int an, const Py_UCS4 *b, int bn) {
@@ -232,8 +262,7 @@ static uint32_t hash_ucs4(const Py_UCS4 *s, int n) {
 }
 
 /* the id of the key lo[s:s+n], made when new (insert) */
-static int key_id(int s, int n, int insert) {
-    uint32_t h = hash_ucs4(lo + s, n);
+static int key_id(int s, int n, uint32_t h, int insert) { /* h: hash_ucs4(lo + s, n) */
     uint32_t i = h & key_mask;
     for (;;) {
         int id = key_slot[i];
@@ -255,6 +284,7 @@ static int key_id(int s, int n, int insert) {
     }
 }
 
+
 static inline int ends_plural(const Py_UCS4 *s, int n) { /* len > 3, ends 's', not 'ss'/'us'/'is' */
     return n > 3 && s[n - 1] == 's' && s[n - 2] != 's' && s[n - 2] != 'u' && s[n - 2] != 'i';
 }
@@ -274,7 +304,7 @@ static int64_t score_q(int count, int first, int capital, int statement, int gen
 /* a case-insensitive ASCII literal at t[i:] */
 static int literal_at(Py_ssize_t i, const char *lit) {
     for (; *lit; lit++, i++) {
-        if (i >= n_t || to_lower(t[i]) != (Py_UCS4)*lit) return 0;
+        if (i >= n_t || lo[i] != (Py_UCS4)*lit) return 0; /* lo[i] == to_lower(t[i]) */
     }
     return 1;
 }
@@ -300,8 +330,8 @@ static Py_ssize_t verb_at(Py_ssize_t i) {
 /* keyphrase._STATEMENT.search(text).end(), or -1 */
 static Py_ssize_t statement_end(void) {
     static const char *subjects[] = {"we", "paper", "work", "study"};
-    for (Py_ssize_t p = 0; p < n_t; p++) {
-        if (!is_word(t[p]) || (p > 0 && is_word(t[p - 1]))) continue;
+    for (int o = 0; o < n_opens; o++) { /* the places p where is_word(t[p]) && !is_word(t[p - 1]) */
+        Py_ssize_t p = opens[o];         /* and lo[p] (what literal_at compares) opens a subject */
         for (size_t k = 0; k < 4; k++) {
             if (!literal_at(p, subjects[k])) continue;
             Py_ssize_t q = p + (Py_ssize_t)strlen(subjects[k]);
@@ -402,6 +432,78 @@ static int pw_is_break(const pword *p) {
     return (flags_of(buf, p->n) & F_BREAK) != 0;
 }
 
+/* t and lo from the first hn characters of a str's data: dashes spaced out, a glued full stop
+ * ("performance.To") given its space; -1 for a character this pass does not read. The same pass
+ * splits the words (tok_s, tok_e, tok_quote: str.split) and notes where a subject may open (opens). */
+static inline unsigned char class_of(Py_UCS4 c) {
+    if (c < 128) return cls[c];
+    return (unsigned char)((Py_UNICODE_ISSPACE(c) ? C_SPACE : 0) | (Py_UNICODE_ISALNUM(c) ? C_WORD : 0));
+}
+
+#define CLASS_ASCII(c) cls[c]
+#define EMIT(C, L, CLASS)                                                                          \
+    do {                                                                                           \
+        Py_UCS4 c_ = (C), l_ = (L);                                                                \
+        unsigned char f_ = CLASS(c_);                                                              \
+        t[nt_] = c_;                                                                               \
+        lo[nt_] = l_;                                                                              \
+        if (f_ & C_SPACE) {                                                                        \
+            if (in_word) tok_e[ntok_++] = (int)nt_, in_word = 0;                                   \
+        } else {                                                                                   \
+            if (!in_word) tok_s[ntok_] = (int)nt_, tok_quote[ntok_] = 0, in_word = 1;              \
+            if (c_ == '\'' || c_ == 0x2019) tok_quote[ntok_] = 1;                                  \
+        }                                                                                          \
+        if ((f_ & C_WORD) && !after_word && (l_ == 'w' || l_ == 'p' || l_ == 's'))                 \
+            opens[nopens_++] = (int)nt_;                                                           \
+        after_word = f_ & C_WORD;                                                                  \
+        nt_++;                                                                                     \
+    } while (0)
+
+#define LOAD_TEXT(READ, WIDE, CLASS)                                                               \
+    do {                                                                                           \
+        int in_word = 0, after_word = 0;                                                           \
+        Py_ssize_t nt_ = 0; /* (locals: a store to tok_e or opens could be one to a global) */     \
+        int ntok_ = 0, nopens_ = 0;                                                                \
+        for (Py_ssize_t i = 0; i < hn; i++) {                                                      \
+            Py_UCS4 c = READ(i);                                                                   \
+            if (WIDE && !accepted(c)) return -1;                                                   \
+            if (WIDE && (c == 0x2014 || c == 0x2013)) {                                            \
+                EMIT(' ', ' ', CLASS);                                                             \
+                EMIT(c, WIDE ? to_lower(c) : lower_ascii[c], CLASS);                               \
+                EMIT(' ', ' ', CLASS);                                                             \
+            } else if (c == '.' && i >= 3 && i + 2 < hn && is_lower_az(READ(i - 1)) &&             \
+                       is_lower_az(READ(i - 2)) && is_lower_az(READ(i - 3)) &&                     \
+                       is_upper_az(READ(i + 1)) && is_lower_az(READ(i + 2))) {                     \
+                EMIT('.', '.', CLASS);                                                             \
+                EMIT(' ', ' ', CLASS);                                                             \
+            } else {                                                                               \
+                EMIT(c, WIDE ? to_lower(c) : lower_ascii[c], CLASS);                               \
+            }                                                                                      \
+        }                                                                                          \
+        if (in_word) tok_e[ntok_++] = (int)nt_;                                                    \
+        n_t = nt_;                                                                                 \
+        n_tok = ntok_;                                                                             \
+        n_opens = nopens_;                                                                         \
+    } while (0)
+
+static int load_text_1(const void *data, Py_ssize_t hn, int ascii) {
+    const Py_UCS1 *d = (const Py_UCS1 *)data;
+#define READ1(i) ((Py_UCS4)d[i])
+    if (ascii) /* nothing to check, no dash, a table's class and lowercase */
+        LOAD_TEXT(READ1, 0, CLASS_ASCII);
+    else
+        LOAD_TEXT(READ1, 1, class_of);
+#undef READ1
+    return 0;
+}
+
+static int load_text_n(int kind, const void *data, Py_ssize_t hn) {
+#define READN(i) PyUnicode_READ(kind, data, i)
+    LOAD_TEXT(READN, 1, class_of);
+#undef READN
+    return 0;
+}
+
 static PyObject *kp_describe(PyObject *self, PyObject *args) {
     PyObject *head, *name;
     (void)self;
@@ -434,41 +536,12 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
     {
         int kind = PyUnicode_KIND(head);
         const void *data = PyUnicode_DATA(head);
-        for (Py_ssize_t i = 0; i < hn; i++)
-            if (!accepted(PyUnicode_READ(kind, data, i))) Py_RETURN_NONE;
-        n_t = 0;
-        for (Py_ssize_t i = 0; i < hn; i++) {
-            Py_UCS4 c = PyUnicode_READ(kind, data, i);
-            if (c == 0x2014 || c == 0x2013) {
-                t[n_t++] = ' ';
-                t[n_t++] = c;
-                t[n_t++] = ' ';
-            } else if (c == '.' && i >= 3 && i + 2 < hn &&
-                       is_lower_az(PyUnicode_READ(kind, data, i - 1)) &&
-                       is_lower_az(PyUnicode_READ(kind, data, i - 2)) &&
-                       is_lower_az(PyUnicode_READ(kind, data, i - 3)) &&
-                       is_upper_az(PyUnicode_READ(kind, data, i + 1)) &&
-                       is_lower_az(PyUnicode_READ(kind, data, i + 2))) {
-                t[n_t++] = '.';
-                t[n_t++] = ' ';
-            } else {
-                t[n_t++] = c;
-            }
-        }
+        int r = kind == PyUnicode_1BYTE_KIND
+                    ? load_text_1(data, hn, PyUnicode_IS_ASCII(head))
+                    : load_text_n(kind, data, hn);
+        if (r < 0) Py_RETURN_NONE;
     }
-    for (Py_ssize_t i = 0; i < n_t; i++) lo[i] = to_lower(t[i]);
 
-    /* words */
-    n_tok = 0;
-    for (Py_ssize_t i = 0; i < n_t;) {
-        while (i < n_t && is_space(t[i])) i++;
-        if (i >= n_t) break;
-        Py_ssize_t s = i;
-        while (i < n_t && !is_space(t[i])) i++;
-        tok_s[n_tok] = (int)s;
-        tok_e[n_tok] = (int)i;
-        n_tok++;
-    }
     if (n_tok < min_words) return PyUnicode_FromString("");
 
     /* the pass: chunks, keys, capitals */
@@ -497,7 +570,16 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
         while (ce > cs && is_punct(t[ce - 1])) ce--;
         const Py_UCS4 *low = lo + cs;
         int ln = ce - cs;
-        int fl = flags_of(low, ln);
+        /* one hash for the word, its singular (the key) and their word-list flags */
+        int pl = ends_plural(low, ln);
+        uint32_t h_key = FNV_BASIS, wide = 0;
+        for (int j = 0; j < ln - pl; j++) {
+            wide |= low[j];
+            h_key = (h_key ^ low[j]) * FNV_PRIME;
+        }
+        uint32_t h_word = pl ? (h_key ^ low[ln - 1]) * FNV_PRIME : h_key; /* low[ln - 1] == 's' */
+        int ascii = wide < 128;
+        int fl = ascii ? word_flags(low, ln, h_word) : 0; /* flags_of(low, ln) */
         int is_break = (fl & F_BREAK) || span_eq(low, ln, nm, nm_n);
         if (!is_break) {
             int dollar = 0;
@@ -507,10 +589,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
             }
             if (!(ln > 0 && (is_alnum(t[cs]) || dollar))) is_break = 1;
         }
-        if (!is_break) {
-            for (int j = ws; j < we; j++)
-                if (t[j] == '\'' || t[j] == 0x2019) { is_break = 1; break; }
-        }
+        if (!is_break && tok_quote[i]) is_break = 1; /* ' or U+2019 in the word */
         if (!is_break && after_subject) is_break = 1;
         if (!is_break && after_that && ln >= 1 && low[ln - 1] == 's' &&
             !(ln == 1 || low[ln - 2] == 's' || low[ln - 2] == 'u' || low[ln - 2] == 'i'))
@@ -552,7 +631,8 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
                 linked = adjacent;
                 surface_first = n_cw;
             }
-            if (ends_plural(low, ln)) kn = ln - 1;
+            if (pl) kn = ln - 1;
+            int k = key_id(cs, kn, pl ? h_key : h_word, 1);
             int paren = 0;
             /* core[0] != lower[0] or not core[1:].islower() */
             int cased = 0, upper = 0;
@@ -561,7 +641,6 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
                 else if (is_lower_cased(t[j])) cased = 1;
             }
             if (t[cs] != low[0] || upper || !cased) {
-                int k = key_id(cs, kn, 1);
                 if (!starts) k_cap[k] = 1;
                 if (t[ws] == '(' || t[ws] == '[') {
                     int r = we;
@@ -571,7 +650,6 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
                     if (t[r - 1] == ')' || t[r - 1] == ']') paren = 1;
                 }
             }
-            int k = key_id(cs, kn, 1);
             k_count[k]++;
             cw_s[n_cw] = cs;
             cw_e[n_cw] = ce;
@@ -582,7 +660,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
             every[i] = k;
         }
         /* "we design", "we then design", "MoFit constructs": a verb comes next */
-        int kfl = kn == ln ? fl : flags_of(low, kn);
+        int kfl = kn == ln ? fl : ascii ? word_flags(low, kn, h_key) : 0; /* flags_of(low, kn) */
         after_subject = (kfl & F_SUBJECT) || span_eq(low, kn, nm, nm_n) ||
                         (after_subject && (kfl & F_THEN));
         after_that = kn == 4 && low[0] == 't' && low[1] == 'h' && low[2] == 'a' && low[3] == 't';
@@ -764,6 +842,7 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__keyphrase(void) {
+    fill_classes();
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (PyModule_AddIntConstant(m, "VERSION", KP_VERSION) < 0 ||
