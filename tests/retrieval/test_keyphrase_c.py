@@ -185,3 +185,20 @@ def test_without_the_compiled_pass_python_answers_and_says_why():
 def test_extreme_texts_give_the_same_phrase(c_pass, head):
     for name in (None, "w3", "b"):
         assert _same(c_pass, head, name)
+
+
+@pytest.mark.parametrize("glue", ["é", "ñ", "Ω", "µ", "_", "3", "ǅ"])
+def test_a_subject_glued_to_a_word_character_opens_no_statement(c_pass, glue):
+    """\\bwe: "ñwe propose ..." is not a statement (the C pass notes where a subject may open as it
+    reads the text, non-ASCII word characters included); "(we propose" and "—we" are."""
+    abstracts = [p.abstract for p in load_corpus(ROOT / "data" / "corpus").papers]
+    abstracts += [b.abstract for b in pasted_corpus.BLOCKS]
+    read = 0
+    for abstract in abstracts:
+        head = _head(abstract)
+        for subject in (" we ", " We ", " this paper ", " this work ", " our study "):
+            if subject not in head:
+                continue
+            for variant in (f" {glue}{subject[1:]}", f" ({subject[1:]}", f" —{subject[1:]}"):
+                read += _same(c_pass, head.replace(subject, variant), None)
+    assert read >= 20
