@@ -37,6 +37,7 @@ import hashlib
 import itertools
 import json
 import logging
+import operator
 import os
 import re
 import time
@@ -118,12 +119,23 @@ _ASCII_NOISE = bytes(c for c in range(128) if not chr(c).isalnum())
 _UNICODE_NOISE = ("\u2018", "\u2019", "\u201c", "\u201d", "\u2010", "\u2013", "\u2014", "\u2212", "\u00b7")
 
 
+# ASCII letters lowercased (what NFKC and casefold do to an ASCII text), for bytes.translate
+_ASCII_FOLD = bytes(range(256)).lower()
+
+
 def _id_key(text: str) -> bytes:
     """Case-, width-, whitespace- and punctuation-insensitive key of a text (bytes).
 
     Whitespace and punctuation are deleted outright (not collapsed): "model-based" and "model based"
     give the same key, which is what an id that survives re-wrapping and re-typing needs.
     """
+    if text.isascii():  # NFKC leaves ASCII alone and casefolds only A-Z: one C pass (most texts)
+        return text.encode("ascii").translate(_ASCII_FOLD, _ASCII_NOISE)
+    return _unicode_id_key(text)
+
+
+def _unicode_id_key(text: str) -> bytes:
+    """:func:`_id_key` by its definition (any text)."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     for mark in _UNICODE_NOISE:
         if mark in folded:
@@ -235,6 +247,13 @@ def normalize_name(s: str) -> str:
     Returns:
         Casefolded, accents stripped (NFKD), whitespace collapsed: ``"balint mucsanyi"``.
     """
+    if s.isascii():  # NFKD leaves ASCII alone (no accents to strip), casefold lowers only A-Z
+        return " ".join(s.lower().split())
+    return _unicode_normalize_name(s)
+
+
+def _unicode_normalize_name(s: str) -> str:
+    """:func:`normalize_name` by its definition (any text)."""
     decomposed = unicodedata.normalize("NFKD", s)
     stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
     return " ".join(stripped.casefold().split())
@@ -466,6 +485,28 @@ class _Paper:
     abstract: tuple[int, int]
 
 
+def _list_like(line: str) -> bool:
+    """A short comma list (two commas or more, few words per item): an authors line's shape."""
+    commas = line.count(",") + line.count("，") + line.count("、")
+    return commas >= 2 and line.count(" ") + 1 <= 4 * (commas + 1)
+
+
+def _field_cost(line: str) -> float:
+    """What a line that is not prose costs as a paper's area."""
+    if len(line) > _AREA_MAX:
+        return _LONG_AREA
+    if _list_like(line) and line.count(",") + line.count("，") >= 3 and not _SPACED_SEPARATOR.search(line):
+        return _LIST_AS_AREA
+    return 0.0
+
+
+def _abstract_cost(line: str) -> int:
+    """What a line that is not prose costs as an abstract's first line."""
+    if _SPACED_SEPARATOR.search(line):
+        return _AREA_IN_ABSTRACT
+    return _LIST_AS_ABSTRACT if _list_like(line) else _SHORT_ABSTRACT
+
+
 def _segment(
     lines: Sequence[str], gap: Sequence[bool], continuations: bool, *, more: bool = False, begin: int = 0
 ) -> tuple[list[_Paper | tuple[int, int]], bool]:
@@ -485,21 +526,14 @@ def _segment(
     inf = float("inf")
     best = [inf] * n + [0.0]
     choice: list[tuple[int, int, int] | None] = [None] * n  # (authors end, abstract end, 0) or None
-
-    def list_like(i: int) -> bool:
-        line = lines[i]
-        commas = line.count(",") + line.count("，") + line.count("、")
-        return commas >= 2 and line.count(" ") + 1 <= 4 * (commas + 1)
-
-    def field_cost(i: int) -> float:
-        if prose[i]:
-            return _PROSE_IN_FIELD
-        line = lines[i]
-        if len(line) > _AREA_MAX:
-            return _LONG_AREA
-        if list_like(i) and line.count(",") + line.count("，") >= 3 and not _SPACED_SEPARATOR.search(line):
-            return _LIST_AS_AREA
-        return 0.0
+    # What each line costs in each slot of a paper, once per line (the loop below tries every line in
+    # every slot): as the area (``head``), as the authors, as the abstract's first line.
+    head_cost = [_PROSE_IN_FIELD if p else _field_cost(x) for x, p in zip(lines, prose, strict=True)]
+    authors_cost = [
+        _PROSE_IN_FIELD if p else _SEPARATOR_IN_AUTHORS if _SPACED_SEPARATOR.search(x) else 0
+        for x, p in zip(lines, prose, strict=True)
+    ]
+    abstract_cost = [0 if p else _abstract_cost(x) for x, p in zip(lines, prose, strict=True)]
 
     for i in range(n - 1, -1, -1):
         cost = inf
@@ -514,16 +548,7 @@ def _segment(
                 a += 1
             s = a + 1
             if s < n:
-                head = field_cost(i)
-                if prose[a]:
-                    head += _PROSE_IN_FIELD
-                elif _SPACED_SEPARATOR.search(lines[a]):
-                    head += _SEPARATOR_IN_AUTHORS
-                if not prose[s]:
-                    if _SPACED_SEPARATOR.search(lines[s]):
-                        head += _AREA_IN_ABSTRACT
-                    else:
-                        head += _LIST_AS_ABSTRACT if list_like(s) else _SHORT_ABSTRACT
+                head = head_cost[i] + authors_cost[a] + abstract_cost[s]
                 e = s
                 while True:
                     end_cost = 0.0 if e + 1 == n or gap[e + 1] else _MID_PARAGRAPH
@@ -660,28 +685,44 @@ def _preview(line: str) -> str:
     return repr(line)
 
 
+def _content_lines(
+    text: str, headers: Sequence[str], first_number: int
+) -> tuple[list[str], list[int], list[bool]]:
+    """The text's lines that are not blank or a header, cleaned (:func:`_clean_line`); their line
+    numbers (the first line is ``first_number``); and whether a blank or header line (or the start)
+    is before each."""
+    raw = _lines(text)
+    cleaned = list(map(str.strip, raw))  # _clean_line, unless an invisible character is at an end:
+    filled = list(itertools.compress(cleaned, cleaned))
+    if not (set(map(operator.itemgetter(0), filled)).isdisjoint(_INVISIBLE)
+            and set(map(operator.itemgetter(-1), filled)).isdisjoint(_INVISIBLE)):  # fmt: skip
+        invisible = tuple(_INVISIBLE)
+        ends = map(operator.or_, map(str.startswith, cleaned, itertools.repeat(invisible)),
+                   map(str.endswith, cleaned, itertools.repeat(invisible)))  # fmt: skip
+        for k in itertools.compress(range(len(cleaned)), ends):
+            cleaned[k] = _clean_line(raw[k])
+    header_set = {h.strip() for h in headers if h.strip()}
+    if header_set:  # a header line reads as a blank line; it starts with a header
+        starts = map(str.startswith, cleaned, itertools.repeat(tuple(header_set)))
+        for k in itertools.compress(range(len(cleaned)), starts):
+            line = cleaned[k]
+            if line in header_set or line.rstrip(" :：") in header_set:
+                cleaned[k] = ""
+    lines = list(itertools.compress(cleaned, cleaned))
+    numbers = list(itertools.compress(range(first_number, first_number + len(cleaned)), cleaned))
+    # a line follows a blank one where the numbers of two kept lines in a row are not consecutive
+    gap = [True, *map((1).__ne__, map(operator.sub, itertools.islice(numbers, 1, None), numbers))] if (
+        numbers
+    ) else []
+    return lines, numbers, gap
+
+
 def _parse_text(
     text: str, source: str, headers: Sequence[str] = (HEADER,), piece: _PieceLines | None = None
 ) -> tuple[list[_Record], list[SkippedBlock]]:
     """Parse the plain-text format by position; see the comment above :func:`_segment`. For a
     piece of a file, ``piece`` says where ``text`` is in it (and gets whether the split holds)."""
-    lines: list[str] = []
-    numbers: list[int] = []
-    gap: list[bool] = []
-    blank = True
-    header_set = {h.strip() for h in headers if h.strip()}
-    for number, raw in enumerate(_lines(text), start=1 if piece is None else piece.first_number):
-        line = _clean_line(raw)
-        if not line:
-            blank = True
-            continue
-        if line in header_set or line.rstrip(" :：") in header_set:
-            blank = True
-            continue
-        lines.append(line)
-        numbers.append(number)
-        gap.append(blank)
-        blank = False
+    lines, numbers, gap = _content_lines(text, headers, 1 if piece is None else piece.first_number)
     records: list[_Record] = []
     skipped: list[SkippedBlock] = []
     if piece is None:
@@ -691,20 +732,23 @@ def _parse_text(
         begin = bisect.bisect_left(numbers, piece.proper_number)
         parts, piece.ok = _segment(lines, gap, True, more=piece.more, begin=begin)
     more = piece is not None and piece.more
+    areas: dict[str, str] = {}  # clean_area of each area line (a file has few distinct ones)
     for part in parts:
         if isinstance(part, tuple):
             number, reason = _skipped_reason(lines, numbers, *part, more)
             skipped.append(SkippedBlock(source, number, reason))
             continue
-        names, et_al = parse_authors(_join_lines(lines[part.authors[0] : part.authors[1] + 1]))
-        abstract = _join_lines(lines[part.abstract[0] : part.abstract[1] + 1])
+        first, last = part.authors
+        names, et_al = parse_authors(lines[first] if first == last else _join_lines(lines[first : last + 1]))
+        first, last = part.abstract
+        abstract = lines[first] if first == last else _join_lines(lines[first : last + 1])
         if abstract[:9].lower().startswith(("abstract", "摘要")):
             abstract = _ABSTRACT_LABEL.sub("", abstract) or abstract
+        area = areas.get(lines[part.area])
+        if area is None:
+            area = areas[lines[part.area]] = clean_area(lines[part.area])
         records.append(
-            _Record(
-                f"{source}:{numbers[part.area]}", None, None, names, et_al, clean_area(lines[part.area]),
-                abstract, None,
-            )
+            _Record(f"{source}:{numbers[part.area]}", None, None, names, et_al, area, abstract, None)
         )
     return records, skipped
 
