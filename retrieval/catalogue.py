@@ -129,6 +129,17 @@ def catalogue_part(papers: Iterable[Paper]) -> CataloguePart:
     )
 
 
+def _order(keys: list[str]) -> np.ndarray:
+    """``sorted(range(len(keys)), key=keys.__getitem__)`` as int32 (stable): for ASCII keys without
+    NUL a numpy sort of their bytes (the same order: bytes compare as code points, and numpy pads a
+    shorter key with NULs, which sort first, as a prefix does)."""
+    joined = "".join(keys)
+    if keys and joined.isascii() and "\x00" not in joined:
+        width = max(map(len, keys)) or 1
+        return np.argsort(np.array(keys, dtype=f"S{width}"), kind="stable").astype(np.int32)
+    return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int32)
+
+
 def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
@@ -312,9 +323,8 @@ class CatalogueBuilder:
         id_bytes = [i.encode("utf-8", "surrogatepass") for i in ids]
         id_offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum([len(x) for x in id_bytes], out=id_offsets[1:])
-        id_order = np.asarray(sorted(range(n), key=ids.__getitem__), dtype=np.int32)
-        folded = [i.casefold() for i in ids]
-        fold_order = np.asarray(sorted(range(n), key=folded.__getitem__), dtype=np.int32)  # stable
+        id_order = _order(ids)
+        fold_order = _order([i.casefold() for i in ids])  # stable
         title_starts = np.zeros(n + 1, dtype=np.int64)
         if self._title_len:
             np.cumsum(np.concatenate(self._title_len), out=title_starts[1:])

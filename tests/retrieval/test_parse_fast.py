@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import retrieval.catalogue as catalogue_module
 import retrieval.corpus as corpus_module
 from retrieval.catalogue import _reference_part, catalogue_part
 from retrieval.corpus import HEADER, _clean_line, _content_lines, _lines, load_corpus, normalize_name
@@ -26,6 +27,7 @@ from tests.retrieval.test_split import SEEDS, line_soup
 
 ROOT = Path(__file__).resolve().parents[2]
 ASCII = [chr(c) for c in range(128)]
+_definition = corpus_module._resolved_ids  # short_ids by its definition
 
 
 def test_every_ascii_character_keys_and_normalises_as_the_definition_says():
@@ -131,3 +133,40 @@ def test_the_catalogue_part_is_the_paper_by_paper_definition(seed_papers, tmp_pa
     assert_same_part([p for p in papers if "\x1f" not in "".join(p.authors)])
     assert_same_part([])
     assert_same_part(papers[:20], as_iterator=True)  # any iterable
+
+
+def test_short_ids_at_once_are_the_definitions(monkeypatch):
+    rng = random.Random(3)
+    digests = [rng.randbytes(32) for _ in range(5000)]
+    fast = corpus_module.short_ids(digests)
+    assert fast == corpus_module._resolved_ids(digests, set())
+    assert fast == [corpus_module._encode(d, 8) for d in digests]
+    calls = []
+    monkeypatch.setattr(corpus_module, "_resolved_ids", lambda d, t: calls.append(1) or _definition(d, t))
+    assert corpus_module.short_ids(digests) == fast and not calls  # the fast path ran
+    # where it does not hold, the definition decides: a shared prefix, a reserved id, a repeat
+    shared = [*digests[:50], b"\x00" * 5 + digests[60][5:], b"\x00" * 5 + digests[61][5:]]
+    reserved = {fast[7], "zzzzzzzz"}
+    for case, taken in ((shared, set()), (digests[:100], reserved), (digests[:10] * 2, set()), ([], set()),
+                        ([b"short"], set()), ([b"\x01" * 40, *digests[:3]], set())):  # fmt: skip
+        got = corpus_module.short_ids(case, reserved=taken)
+        assert got == _definition(case, set(taken))
+    assert len(calls) >= 2  # the collision and the reserved id went to the definition
+    assert len(set(corpus_module.short_ids(shared))) == len(shared)
+
+
+def test_the_id_orders_are_pythons_sort():
+    rng = random.Random(9)
+    pool = "0123456789abcdefghjkmnpqrstvwxyzABC-_. "
+    for trial in range(60):
+        ids = ["".join(rng.choice(pool) for _ in range(rng.choice([8, 8, 8, 12, rng.randint(0, 20)])))
+               for _ in range(rng.randint(0, 400))]  # fmt: skip
+        if trial % 5 == 1:
+            ids += [ids[0] + "x", ids[0][:-1]] if ids and ids[0] else ["", "a"]  # a key and its prefix
+        if trial % 5 == 2:
+            ids.append("caf\u00e9" if trial % 2 else "x\x00y")  # not ASCII, or a NUL: Python's sort
+        for keys in (ids, [i.casefold() for i in ids]):  # repeats among the folded: stable
+            assert catalogue_module._order(keys).tolist() == sorted(range(len(keys)), key=keys.__getitem__)
+            assert catalogue_module._order(keys).dtype == np.int32
+    keys = ["b", "a\x00", "a", "A"]  # numpy would see "a\x00" and "a" as equal
+    assert catalogue_module._order(keys).tolist() == [3, 2, 1, 0]
