@@ -2221,8 +2221,9 @@ def _t_long_form_and_key(long: str, head: str, name: str, hook) -> str:  # noqa:
     what the paper is about; on the ICLR 2024 titles the pair shares a word with the real title more
     often (no common word 6.8 -> 5.3 % on the half it was tuned on, 8.3 -> 6.7 % on the other). The
     key phrase is cut before a connector of its own to fit the title limit; the long form stays
-    alone when nothing of two words or more is left, when the key phrase repeats only the long form,
-    or when it holds the long form with no connector after it (the long form is then its topic)."""
+    alone when nothing of two words or more is left, when the key phrase repeats only the long form
+    or holds the name ("LDM-based"), or when it holds the long form with no connector after it (the
+    long form is then its topic)."""
     try:  # the key words of the abstract (retrieval/keyphrase.py)
         key = hook(head, name)
     except Exception:  # the key phrase is optional: the long form stands
@@ -2246,6 +2247,8 @@ def _t_long_form_and_key(long: str, head: str, name: str, hook) -> str:  # noqa:
         if all(w.casefold() in known or w.lower() in _T_JOINS for w in words):
             return long
         join = "for"
+    if name.casefold() in " ".join(words).casefold():  # ("LDM-based ..." would cut the title at LDM)
+        return long
     room = TITLE_LIMIT - len(name) - len(long) - len(join) - 4  # "SCM: " + long + " for " + words
     while len(" ".join(words)) > room:
         cut = [i for i in range(2, len(words)) if words[i].lower() in _T_JOINS]

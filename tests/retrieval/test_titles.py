@@ -113,6 +113,7 @@ def test_an_acronyms_long_form_leads_and_the_hook_adds_what_it_lacks(hook):
         "completion policy",  # only the long form's words
         "Single-Step Completion Policy (SSCP) training",  # the long form, and no connector after it
         "Single-Step Completion Policy for RL",  # less than two words after the connector
+        "SSCP-based offline policies",  # the name again
         "offline " + "x" * 60 + " policies",  # too long, and no connector to cut it at
     ],
 )
