@@ -50,7 +50,7 @@ __all__ = [
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
 #: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
-KEYPHRASE_VERSION = "keyphrase-2026.8"
+KEYPHRASE_VERSION = "keyphrase-2026.9"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
 MAX_WORDS = 14
@@ -81,6 +81,7 @@ _BREAK = frozenset(
     produce produces generate generates excel excels vary varies fail fails struggle struggles tend tends
     rely relies capture captures empower empowers depend depends aims possess possesses
     since unless whether despite instead thereby hence rather due every later earlier together alone
+    respect contrast
     significantly substantially effectively efficiently particularly specifically typically generally
     recently notably especially widely largely mainly highly usually commonly well many much new novel
     first paper work approach method methods results experiments extensive various different several

@@ -677,3 +677,16 @@ def test_long_unbroken_text_stays_within_the_limit():
 def test_any_text_gets_a_title_within_the_limit(text):
     title = derive_title(text)
     assert 0 < len(title) <= TITLE_LIMIT and "\n" not in title
+
+
+def test_without_a_name_a_field_acronym_keeps_the_rules_phrase_only_when_it_names_the_topic(hook):
+    _, answer = hook
+    answer["value"] = "Bayes optimal risk on unseen tasks"
+    # "ICL" is a coined word the key phrase lacks, but no word of the phrase is said again
+    background = (
+        "Transformers learn in context. We study ICL in one of its simplest setups, linear regression."
+    )
+    assert derive_title(background) == "Bayes optimal risk on unseen tasks"
+    # the same phrase about what the text repeats ("setups" three times) stays
+    topical = background + " Such setups are common; the setups we use are standard."
+    assert derive_title(topical).startswith("ICL in one of its simplest setups")
