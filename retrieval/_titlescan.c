@@ -8,7 +8,16 @@
  * answer the regex gives, for any str. The regex costs an engine attempt at every space of the
  * 1,500-character title region; this loop, a comparison.
  *
- * retrieval/text.py keeps the regex as the definition and the fallback (tests compare the two).
+ * openings(text, hi) finds what two more of the rules' regexes find in text[:hi], the name-like
+ * words of an abstract's opening when it makes no statement:
+ *   _T_NAME        [A-Z](?:[a-z]*[A-Z0-9][\w+*-]*|[a-z]+-[A-Z][\w-]*)      ("FLATTEN", "GeneOH")
+ *   _T_LOWER_CAMEL  [a-z]{1,2}[A-Z][A-Za-z0-9-]*[a-z0-9]  (after a space)   ("iTransformer")
+ * as two lists of (start, end), the matches of finditer(text, 0, hi) each. The classes are ASCII
+ * but \w (str.isalnum() or "_", as re has it for a str pattern); neither pattern backtracks into a
+ * different match (its repeated classes are disjoint from what follows them, or the last [a-z0-9]
+ * of a run ends the match), so a left-to-right reading finds the same ones.
+ *
+ * retrieval/text.py keeps the regexes as the definition and the fallback (tests compare the two).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -120,9 +129,105 @@ static PyObject *hits(PyObject *self, PyObject *arg) {
     return out;
 }
 
+static inline int is_az(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
+static inline int is_AZ(Py_UCS4 c) { return c >= 'A' && c <= 'Z'; }
+static inline int is_09(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static inline int is_w(Py_UCS4 c) { /* re's \w for a str pattern */
+    return c < 128 ? is_az(c) || is_AZ(c) || is_09(c) || c == '_' : Py_UNICODE_ISALNUM(c);
+}
+
+/* the end of a _T_NAME match at i (text[i] is a capital), or -1 */
+static Py_ssize_t name_at(int kind, const void *data, Py_ssize_t hi, Py_ssize_t i) {
+#define AT(j) PyUnicode_READ(kind, data, j)
+    Py_ssize_t j = i + 1;
+    while (j < hi && is_az(AT(j))) j++;
+    if (j < hi && (is_AZ(AT(j)) || is_09(AT(j)))) { /* [a-z]*[A-Z0-9][\w+*-]* */
+        j++;
+        while (j < hi) {
+            Py_UCS4 c = AT(j);
+            if (!(is_w(c) || c == '+' || c == '*' || c == '-')) break;
+            j++;
+        }
+        return j;
+    }
+    /* [a-z]+-[A-Z][\w-]* */
+    if (j > i + 1 && j + 1 < hi && AT(j) == '-' && is_AZ(AT(j + 1))) {
+        j += 2;
+        while (j < hi && (is_w(AT(j)) || AT(j) == '-')) j++;
+        return j;
+    }
+    return -1;
+}
+
+/* the end of a _T_LOWER_CAMEL match at i (text[i] is a space), or -1 */
+static Py_ssize_t lower_camel_at(int kind, const void *data, Py_ssize_t hi, Py_ssize_t i) {
+    Py_ssize_t j = i + 1;
+    if (!(j < hi && is_az(AT(j)))) return -1;
+    j++;
+    if (j < hi && is_az(AT(j))) j++; /* [a-z]{1,2}: one would leave this [a-z] for [A-Z] */
+    if (!(j < hi && is_AZ(AT(j)))) return -1;
+    j++; /* the capital */
+    Py_ssize_t end = -1;   /* [A-Za-z0-9-]*[a-z0-9]: up to the run's last [a-z0-9] */
+    while (j < hi) {
+        Py_UCS4 c = AT(j);
+        if (is_az(c) || is_09(c)) end = j + 1;
+        else if (!(is_AZ(c) || c == '-')) break;
+        j++;
+    }
+    return end;
+#undef AT
+}
+
+static int add_span(PyObject *list, Py_ssize_t start, Py_ssize_t end) {
+    PyObject *pair = Py_BuildValue("(nn)", start, end);
+    if (pair == NULL) return -1;
+    int r = PyList_Append(list, pair);
+    Py_DECREF(pair);
+    return r;
+}
+
+static PyObject *openings(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t hi;
+    if (!PyArg_ParseTuple(args, "Un", &text, &hi)) return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (hi > n) hi = n;
+    if (hi < 0) hi = 0;
+    PyObject *names = PyList_New(0), *camels = PyList_New(0);
+    if (names == NULL || camels == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < hi;) { /* _T_NAME.finditer(text, 0, hi) */
+        Py_ssize_t e = is_AZ(PyUnicode_READ(kind, data, i)) ? name_at(kind, data, hi, i) : -1;
+        if (e < 0) {
+            i++;
+            continue;
+        }
+        if (add_span(names, i, e) < 0) goto fail;
+        i = e;
+    }
+    for (Py_ssize_t i = 0; i < hi;) { /* _T_LOWER_CAMEL.finditer(text, 0, hi) */
+        Py_ssize_t e = PyUnicode_READ(kind, data, i) == ' ' ? lower_camel_at(kind, data, hi, i) : -1;
+        if (e < 0) {
+            i++;
+            continue;
+        }
+        if (add_span(camels, i, e) < 0) goto fail;
+        i = e;
+    }
+    return Py_BuildValue("(NN)", names, camels);
+fail:
+    Py_XDECREF(names);
+    Py_XDECREF(camels);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_O, "configure(keywords): the keywords hits() looks for, in order."},
     {"hits", hits, METH_O, "hits(text) -> [(start, keyword index)]: re.finditer(' (?:k1|k2|...)', text)."},
+    {"openings", openings, METH_VARARGS,
+     "openings(text, hi) -> ([(start, end)], [(start, end)]): the matches of text.py's _T_NAME and "
+     "_T_LOWER_CAMEL in text[:hi]."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -130,7 +235,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_titlescan", NULL, -
 
 PyMODINIT_FUNC PyInit__titlescan(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 1) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 2) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1599,20 +1599,39 @@ _T_INDEX_KIND = [(_T_MATCH_KIND[" " + word], len(word) + 1) for word in _T_KEYWO
 
 
 def _t_scan():  # noqa: ANN202
-    """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None."""
-    global _t_scan_c
+    """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None; its
+    scan of the opening's names is :data:`_t_openings_c` (None with it)."""
+    global _t_scan_c, _t_openings_c
     if _t_scan_c is _UNSET:
         try:
             from retrieval import _titlescan  # type: ignore[attr-defined]
         except ImportError:
-            _t_scan_c = None
+            _t_scan_c = _t_openings_c = None
         else:
-            _titlescan.configure(_T_KEYWORD_WORDS)
-            _t_scan_c = _titlescan.hits if getattr(_titlescan, "VERSION", None) == 1 else None
+            current = getattr(_titlescan, "VERSION", None) == 2  # (a stale build is not used)
+            if current:
+                _titlescan.configure(_T_KEYWORD_WORDS)
+            _t_scan_c = _titlescan.hits if current else None
+            _t_openings_c = _titlescan.openings if current else None
     return _t_scan_c
 
 
 _t_scan_c: object = _UNSET
+_t_openings_c: object = _UNSET
+
+
+def _t_opening_names(head: str, hi: int) -> list[tuple[str, int]]:
+    """(word, start) of the name-like words in head[:hi]: the matches of _T_NAME ("FLATTEN"), then
+    those of _T_LOWER_CAMEL less their space ("iTransformer"); by the compiled scan (the same
+    matches, read left to right) or by the regexes."""
+    _t_scan()
+    openings = _t_openings_c
+    if openings is not None:
+        names, camels = openings(head, hi)
+        return [(head[a:b], a) for a, b in names] + [(head[a + 1 : b], a + 1) for a, b in camels]
+    return [(m.group(0), m.start()) for m in _T_NAME.finditer(head, 0, hi)] + [
+        (m.group(0)[1:], m.start() + 1) for m in _T_LOWER_CAMEL.finditer(head, 0, hi)
+    ]
 
 
 def _t_keyword_hits(lower: str) -> list[tuple[int, int, int]]:
@@ -1974,9 +1993,7 @@ def _t_candidates(
             found.append((token, at))
             bonus[token] = bonus.get(token, 0) + 4
     if not statements:  # "Our method, FLATTEN, ...", "Neuroformer is a ...": name-like words of the opening
-        hi = min(len(head), _T_NO_STATEMENT)
-        found += [(m.group(0), m.start()) for m in _T_NAME.finditer(head, 0, hi)]
-        found += [(m.group(0)[1:], m.start() + 1) for m in _T_LOWER_CAMEL.finditer(head, 0, hi)]
+        found += _t_opening_names(head, min(len(head), _T_NO_STATEMENT))
     out: list[tuple[str, int]] = []
     seen: set[str] = set()
     for word, start in found:

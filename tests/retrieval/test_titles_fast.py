@@ -9,6 +9,7 @@ tells apart: a shortcut that skipped a real match, or answered differently, fail
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from pathlib import Path
@@ -131,10 +132,54 @@ def test_the_compiled_keyword_scan_on_the_bundled_and_pasted_abstracts(scan):
         _check_scan(abstract)
 
 
+def _openings_by_regex(head: str, hi: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    return (
+        [m.span() for m in text._T_NAME.finditer(head, 0, hi)],
+        [m.span() for m in text._T_LOWER_CAMEL.finditer(head, 0, hi)],
+    )
+
+
+def _check_openings(head: str) -> None:
+    openings = text._t_openings_c
+    for hi in sorted({len(head), 400, len(head) // 2, len(head) - 1, 0}):
+        assert openings(head, hi) == _openings_by_regex(head, hi), (head, hi)
+
+
+# what the two patterns tell apart: capitals, lowercase runs, digits, "-" "+" "*" "_", \w beyond
+# ASCII (é, Ω, the Arabic digit three, the superscript two: str.isalnum), a space before a lowercase
+_NAME_PARTS = [
+    "A", "Z", "a", "z", "ab", "abc", "0", "9", "-", "+", "*", "_", " ", "  ", ",", ".", "(", "é", "Ω",
+    "٣", "²", "Net", "iT", "dLLM", "GeneOH", "x-Y", "Ab-Cd", "É", " ",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_NAME_PARTS), max_size=40))
+def test_the_compiled_opening_scan_finds_what_the_regexes_find(scan, parts):
+    _check_openings("".join(parts))
+    _check_openings(" " + "".join(parts))
+
+
+def test_the_compiled_opening_scan_on_every_short_text(scan):
+    """Every text of up to five characters over the marks the patterns tell apart."""
+    openings = text._t_openings_c
+    for n in range(1, 6):
+        for chars in itertools.product(" aA0-+*_é.\u0663", repeat=n):
+            sample = "".join(chars)
+            assert openings(sample, n) == _openings_by_regex(sample, n), sample
+
+
+def test_the_compiled_opening_scan_on_the_bundled_and_pasted_abstracts(scan):
+    for abstract in _abstracts():
+        _check_openings(text._t_head(abstract))
+        _check_openings(abstract)
+
+
 def test_without_the_compiled_scan_the_rules_find_the_same(monkeypatch):
     abstracts = _abstracts()
     titles = [text.derive_title(a) for a in abstracts]
     monkeypatch.setattr(text, "_t_scan_c", None)
+    monkeypatch.setattr(text, "_t_openings_c", None)
     assert [text.derive_title(a) for a in abstracts] == titles
 
 
