@@ -3,7 +3,7 @@
  * hits(text) finds what `re.finditer(" (?:w1|w2|...)", text)` finds for the keywords given to
  * configure() (in that order: the first one that matches at a place wins, as in a regex
  * alternation), left to right, each match starting after the previous one's end; it returns the
- * matches as (start, index of the keyword) pairs. The keywords are plain lowercase ASCII words (a
+ * matches as (start, end, kind) triples, kind the number configure() gave with the keyword. The keywords are plain lowercase ASCII words (a
  * space inside is a literal space), so a match is a character-for-character comparison: the same
  * answer the regex gives, for any str. The regex costs an engine attempt at every space of the
  * 1,500-character title region; this loop, a comparison.
@@ -30,17 +30,31 @@ static int n_keywords = 0;
 static Py_UCS4 keywords[MAX_KEYWORDS][MAX_LENGTH];
 static Py_UCS1 ascii[MAX_KEYWORDS][MAX_LENGTH]; /* the same, for 1-byte strings */
 static Py_ssize_t lengths[MAX_KEYWORDS];
+static PyObject *kinds[MAX_KEYWORDS]; /* (ints, held) */
 static unsigned char opens[256]; /* opens[c]: some keyword starts with character c */
 
-static PyObject *configure(PyObject *self, PyObject *arg) {
-    PyObject *seq = PySequence_Fast(arg, "configure() takes a sequence of keywords");
+static PyObject *configure(PyObject *self, PyObject *args) {
+    PyObject *words, *kind_list;
+    if (!PyArg_ParseTuple(args, "OO", &words, &kind_list)) return NULL;
+    PyObject *seq = PySequence_Fast(words, "configure() takes a sequence of keywords");
     if (seq == NULL) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n > MAX_KEYWORDS) {
+    if (n > MAX_KEYWORDS || PySequence_Size(kind_list) != n) {
         Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "too many keywords");
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "too many keywords, or not a kind each");
         return NULL;
     }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *kind = PySequence_GetItem(kind_list, k);
+        if (kind == NULL || !PyLong_Check(kind)) {
+            Py_XDECREF(kind);
+            Py_DECREF(seq);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a kind is an int");
+            return NULL;
+        }
+        Py_XSETREF(kinds[k], kind);
+    }
+    n_keywords = 0;
     memset(opens, 0, sizeof opens);
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *word = PySequence_Fast_GET_ITEM(seq, k);
@@ -117,13 +131,24 @@ static PyObject *hits(PyObject *self, PyObject *arg) {
             i++;
             continue;
         }
-        PyObject *pair = Py_BuildValue("(ni)", i, found);
-        if (pair == NULL || PyList_Append(out, pair) < 0) {
-            Py_XDECREF(pair);
+        PyObject *start = PyLong_FromSsize_t(i), *end = PyLong_FromSsize_t(i + 1 + lengths[found]);
+        PyObject *triple = start != NULL && end != NULL ? PyTuple_New(3) : NULL;
+        if (triple == NULL) {
+            Py_XDECREF(start);
+            Py_XDECREF(end);
             Py_DECREF(out);
             return NULL;
         }
-        Py_DECREF(pair);
+        PyTuple_SET_ITEM(triple, 0, start); /* (start, end, kind) */
+        PyTuple_SET_ITEM(triple, 1, end);
+        Py_INCREF(kinds[found]);
+        PyTuple_SET_ITEM(triple, 2, kinds[found]);
+        if (PyList_Append(out, triple) < 0) {
+            Py_DECREF(triple);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(triple);
         i += 1 + lengths[found];
     }
     return out;
@@ -223,8 +248,10 @@ fail:
 }
 
 static PyMethodDef methods[] = {
-    {"configure", configure, METH_O, "configure(keywords): the keywords hits() looks for, in order."},
-    {"hits", hits, METH_O, "hits(text) -> [(start, keyword index)]: re.finditer(' (?:k1|k2|...)', text)."},
+    {"configure", configure, METH_VARARGS,
+     "configure(keywords, kinds): the keywords hits() looks for, in order, and the kind of each."},
+    {"hits", hits, METH_O,
+     "hits(text) -> [(start, end, kind)]: the matches of re.finditer(' (?:k1|k2|...)', text)."},
     {"openings", openings, METH_VARARGS,
      "openings(text, hi) -> ([(start, end)], [(start, end)]): the matches of text.py's _T_NAME and "
      "_T_LOWER_CAMEL in text[:hi]."},

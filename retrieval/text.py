@@ -1610,7 +1610,7 @@ def _t_scan():  # noqa: ANN202
         else:
             current = getattr(_titlescan, "VERSION", None) == 2  # (a stale build is not used)
             if current:
-                _titlescan.configure(_T_KEYWORD_WORDS)
+                _titlescan.configure(_T_KEYWORD_WORDS, [kind for kind, _ in _T_INDEX_KIND])
             _t_scan_c = _titlescan.hits if current else None
             _t_openings_c = _titlescan.openings if current else None
     return _t_scan_c
@@ -1639,11 +1639,7 @@ def _t_keyword_hits(lower: str) -> list[tuple[int, int, int]]:
     scan (the same matches: a character comparison at each space), else by the regex."""
     scan = _t_scan()
     if scan is not None:
-        out = []
-        for start, index in scan(lower):
-            kind, length = _T_INDEX_KIND[index]
-            out.append((start, start + length, kind))
-        return out
+        return scan(lower)
     return [(m.start(), m.end(), _T_MATCH_KIND[m.group()]) for m in _T_KEYWORDS.finditer(lower)]
 _T_STATEMENT_ADVERBS = (
     "first", "then", "further", "also", "here", "thus", "therefore", "newly", "formally", "systematically",
