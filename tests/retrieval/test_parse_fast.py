@@ -170,3 +170,24 @@ def test_the_id_orders_are_pythons_sort():
             assert catalogue_module._order(keys).dtype == np.int32
     keys = ["b", "a\x00", "a", "A"]  # numpy would see "a\x00" and "a" as equal
     assert catalogue_module._order(keys).tolist() == [3, 2, 1, 0]
+
+
+def test_a_warmed_up_worker_makes_the_same_output(monkeypatch):
+    """The build's workers read a paper first while the main process plans (build._warm_up): what
+    they make of the corpus afterwards is what a fresh process makes."""
+    import retrieval.build as build_module
+
+    monkeypatch.setattr(build_module, "_PROCESS_TOKENIZER", None)
+    build_module._warm_up()
+    assert build_module._PROCESS_TOKENIZER is not None
+    for path in SEEDS:
+        warm = build_module.process_file(path, path.name, (HEADER,), keep_tokens=True)
+        fresh = build_module.process_file(path, path.name, (HEADER,), keep_tokens=True,
+                                          tokenizer=build_module.ChunkTokenizer())  # fmt: skip
+        assert warm.keys == fresh.keys and warm.skipped == fresh.skipped
+        assert warm.catalogue.text == fresh.catalogue.text
+        assert warm.catalogue.title_fold == fresh.catalogue.title_fold
+        for a, b in zip(warm.chunks, fresh.chunks, strict=True):
+            assert a.terms == b.terms and np.array_equal(a.tokens, b.tokens)
+            for field in ("post_docs", "post_tf", "positions", "doc_len", "post_df"):
+                assert np.array_equal(getattr(a, field), getattr(b, field)), field
