@@ -359,6 +359,23 @@ def parse_authors(line: str) -> tuple[tuple[str, ...], bool]:
     Returns:
         ``(names, et_al)``: stripped non-empty names in order, and whether the list was truncated.
     """
+    line, parts, et_al = _author_parts(line)
+    if _plain(line):  # then _clean_name is str.strip for every name
+        return tuple(filter(None, map(str.strip, parts))), et_al
+    names = (_clean_name(n) for n in parts)
+    return tuple(n for n in names if n), et_al
+
+
+def _plain(line: str) -> bool:
+    """No name of the line has a mark, an "and " to drop or a run of spaces to collapse."""
+    return _HAS_MARK.search(line) is None and "and " not in line.lower() and not (
+        "  " in line or "\t" in line or "\u00a0" in line
+    )
+
+
+def _author_parts(line: str) -> tuple[str, list[str], bool]:
+    """An authors line without its label, "et al.", affiliations and e-mails; its names before
+    :func:`_clean_name`; and whether it ended with "et al."."""
     et_al = False
     if line[:8].lower().startswith(("author", "作者")):
         line = _LABEL.sub("", line)
@@ -375,11 +392,8 @@ def parse_authors(line: str) -> tuple[tuple[str, ...], bool]:
         line = _EMAIL.sub("", line)
     # the common case, a plain comma list, without the regex (this runs once per paper)
     if ";" in line or "，" in line or "、" in line or "；" in line or "&" in line or " and " in line:
-        parts = _AUTHOR_SPLIT.split(line)
-    else:
-        parts = line.split(",")
-    names = (_clean_name(n) for n in parts)
-    return tuple(n for n in names if n), et_al
+        return line, _AUTHOR_SPLIT.split(line), et_al
+    return line, line.split(","), et_al
 
 
 def _authors_from_list(items: list[object]) -> tuple[tuple[str, ...], bool]:

@@ -191,3 +191,25 @@ def test_a_warmed_up_worker_makes_the_same_output(monkeypatch):
             assert a.terms == b.terms and np.array_equal(a.tokens, b.tokens)
             for field in ("post_docs", "post_tf", "positions", "doc_len", "post_df"):
                 assert np.array_equal(getattr(a, field), getattr(b, field)), field
+
+
+
+def test_plain_author_lists_are_cleaned_as_each_name_is():
+    rng = random.Random(13)
+    pool = ["Ada Lovelace", "alan turing", " Grace  Hopper", "Wei Zhang 0001", "Smith1", "Jones2,3", "Kim*",
+            "and Bob", "AND Eve", "Andrea Sand", "band X", "Ravi Kumar (IIT Delhi)", "x@y.org", "\u212aarl",
+            "Bálint Mucsányi", "李四", "Tab\tName", "No\u00a0Break", "", " ", "O'Neil",
+            "Jean-Luc"]  # fmt: skip
+    lines = [x.strip() for b in pasted_corpus.BLOCKS for x in b.raw.split("\n") if x.strip()]  # every line
+    lines += [x for f in SEEDS for x in f.read_text(encoding="utf-8").split("\n")[2::6]]
+    for _ in range(3000):
+        names = [rng.choice(pool) for _ in range(rng.randint(1, 6))]
+        joined = rng.choice([", ", ",", "; ", " and ", "，"]).join(names)
+        lines.append(joined + rng.choice(["", " 等", ", et al."]))
+    fast_seen = 0
+    for line in lines:
+        cut, parts, et_al = corpus_module._author_parts(line)
+        names = tuple(n for n in map(corpus_module._clean_name, parts) if n)
+        assert corpus_module.parse_authors(line) == (names, et_al), line
+        fast_seen += corpus_module._plain(cut)
+    assert 300 < fast_seen < len(lines) - 300  # both ways ran
