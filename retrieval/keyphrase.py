@@ -50,7 +50,7 @@ __all__ = [
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
 #: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
-KEYPHRASE_VERSION = "keyphrase-2026.9"
+KEYPHRASE_VERSION = "keyphrase-2026.10"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
 MAX_WORDS = 14

@@ -690,3 +690,15 @@ def test_without_a_name_a_field_acronym_keeps_the_rules_phrase_only_when_it_name
     # the same phrase about what the text repeats ("setups" three times) stays
     topical = background + " Such setups are common; the setups we use are standard."
     assert derive_title(topical).startswith("ICL in one of its simplest setups")
+
+
+def test_a_named_papers_phrase_with_a_coined_word_stays_only_when_it_names_the_topic(hook):
+    _, answer = hook
+    answer["value"] = "instruction tuning of sparse experts"
+    background = (
+        "Sparse experts are cheap. We introduce Moeflan, a model that beats Flan-PaLM-62B on four hard "
+        "benchmark suites."
+    )
+    assert derive_title(background) == "Moeflan: Instruction tuning of sparse experts"
+    topical = background + " Benchmark suites matter; the suites are hard, and benchmark suites are public."
+    assert derive_title(topical) == "Moeflan: Model that beats Flan-PaLM-62B on four hard benchmark suites"
