@@ -88,47 +88,6 @@ class CataloguePart:
     author_ids: np.ndarray  # int64 per (paper, author) in order, into author_names
 
 
-def catalogue_part(papers: Iterable[Paper]) -> CataloguePart:
-    """The catalogue part of some papers (their ``id`` is not used; their ``area`` as given).
-
-    Column by column, with C-level joins, encodes and look-ups (see :func:`_reference_part` for the
-    same thing paper by paper)."""
-    papers = papers if isinstance(papers, list) else list(papers)
-    authors = [_AUTHOR_SEP.join(p.authors) for p in papers]
-    # a name holding the separator itself (never in practice) has it replaced by a space
-    seps = sum(map(str.count, authors, itertools.repeat(_AUTHOR_SEP)))
-    if seps != sum(len(p.authors) - 1 for p in papers if p.authors):
-        authors = [_AUTHOR_SEP.join(a.replace(_AUTHOR_SEP, " ") for a in p.authors) for p in papers]
-    fields = list(itertools.chain.from_iterable(
-        zip([p.title for p in papers], authors, [p.abstract for p in papers],
-            [p.url or "" for p in papers], [p.source for p in papers], strict=True)
-    ))  # fmt: skip
-    text = "".join(fields)
-    folded = [p.title.casefold() for p in papers]
-    if any("\n" in t for t in folded):
-        folded = [t.replace("\n", " ") for t in folded]
-    title_fold = "\n".join(folded) + "\n" if folded else ""
-    area_of = [p.area for p in papers]
-    areas = {a: i for i, a in enumerate(dict.fromkeys(area_of))}
-    all_names = list(itertools.chain.from_iterable(p.authors for p in papers))
-    norm = {name: normalize_name(name).replace("\n", " ") for name in dict.fromkeys(all_names)}
-    norms = list(map(norm.__getitem__, all_names))
-    names = {n: i for i, n in enumerate(dict.fromkeys(norms))}
-    return CataloguePart(
-        text=_utf8(text),
-        text_len=_utf8_lengths(fields, text.isascii()),
-        flags=np.fromiter(((_ET_AL if p.et_al else 0) | (_HAS_URL if p.url is not None else 0)
-                           for p in papers), dtype=np.uint8, count=len(papers)),  # fmt: skip
-        area_names=list(areas),
-        area=np.fromiter(map(areas.__getitem__, area_of), dtype=np.int64, count=len(papers)),
-        title_fold=_utf8(title_fold),
-        title_len=_utf8_lengths(folded, title_fold.isascii()) + 1,
-        author_names=list(names),
-        author_count=np.fromiter(map(len, (p.authors for p in papers)), dtype=np.int64, count=len(papers)),
-        author_ids=np.fromiter(map(names.__getitem__, norms), dtype=np.int64, count=len(norms)),
-    )
-
-
 def _order(keys: list[str]) -> np.ndarray:
     """``sorted(range(len(keys)), key=keys.__getitem__)`` as int32 (stable): for ASCII keys without
     NUL a numpy sort of their bytes (the same order: bytes compare as code points, and numpy pads a
@@ -140,18 +99,10 @@ def _order(keys: list[str]) -> np.ndarray:
     return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int32)
 
 
-def _utf8(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
 
 
-def _utf8_lengths(texts: list[str], ascii: bool) -> np.ndarray:
-    """The UTF-8 byte length of each text (``ascii``: all of them are ASCII)."""
-    lengths = map(len, texts) if ascii else (len(t) if t.isascii() else len(_utf8(t)) for t in texts)
-    return np.fromiter(lengths, dtype=np.int64, count=len(texts))
-
-
-def _reference_part(papers: Iterable[Paper]) -> CataloguePart:
-    """:func:`catalogue_part` paper by paper: its definition (the tests compare the two)."""
+def catalogue_part(papers: Iterable[Paper]) -> CataloguePart:
+    """The catalogue part of some papers (their ``id`` is not used; their ``area`` as given)."""
     pieces: list[bytes] = []
     flags = array("B")
     areas: dict[str, int] = {}

@@ -37,7 +37,6 @@ import hashlib
 import itertools
 import json
 import logging
-import operator
 import os
 import re
 import time
@@ -722,44 +721,28 @@ def _preview(line: str) -> str:
     return repr(line)
 
 
-def _content_lines(
-    text: str, headers: Sequence[str], first_number: int
-) -> tuple[list[str], list[int], list[bool]]:
-    """The text's lines that are not blank or a header, cleaned (:func:`_clean_line`); their line
-    numbers (the first line is ``first_number``); and whether a blank or header line (or the start)
-    is before each."""
-    raw = _lines(text)
-    cleaned = list(map(str.strip, raw))  # _clean_line, unless an invisible character is at an end:
-    filled = list(itertools.compress(cleaned, cleaned))
-    if not (set(map(operator.itemgetter(0), filled)).isdisjoint(_INVISIBLE)
-            and set(map(operator.itemgetter(-1), filled)).isdisjoint(_INVISIBLE)):  # fmt: skip
-        invisible = tuple(_INVISIBLE)
-        ends = map(operator.or_, map(str.startswith, cleaned, itertools.repeat(invisible)),
-                   map(str.endswith, cleaned, itertools.repeat(invisible)))  # fmt: skip
-        for k in itertools.compress(range(len(cleaned)), ends):
-            cleaned[k] = _clean_line(raw[k])
-    header_set = {h.strip() for h in headers if h.strip()}
-    if header_set:  # a header line reads as a blank line; it starts with a header
-        starts = map(str.startswith, cleaned, itertools.repeat(tuple(header_set)))
-        for k in itertools.compress(range(len(cleaned)), starts):
-            line = cleaned[k]
-            if line in header_set or line.rstrip(" :：") in header_set:
-                cleaned[k] = ""
-    lines = list(itertools.compress(cleaned, cleaned))
-    numbers = list(itertools.compress(range(first_number, first_number + len(cleaned)), cleaned))
-    # a line follows a blank one where the numbers of two kept lines in a row are not consecutive
-    gap = [True, *map((1).__ne__, map(operator.sub, itertools.islice(numbers, 1, None), numbers))] if (
-        numbers
-    ) else []
-    return lines, numbers, gap
-
-
 def _parse_text(
     text: str, source: str, headers: Sequence[str] = (HEADER,), piece: _PieceLines | None = None
 ) -> tuple[list[_Record], list[SkippedBlock]]:
     """Parse the plain-text format by position; see the comment above :func:`_segment`. For a
     piece of a file, ``piece`` says where ``text`` is in it (and gets whether the split holds)."""
-    lines, numbers, gap = _content_lines(text, headers, 1 if piece is None else piece.first_number)
+    lines: list[str] = []
+    numbers: list[int] = []
+    gap: list[bool] = []
+    blank = True
+    header_set = {h.strip() for h in headers if h.strip()}
+    for number, raw in enumerate(_lines(text), start=1 if piece is None else piece.first_number):
+        line = _clean_line(raw)
+        if not line:
+            blank = True
+            continue
+        if line in header_set or line.rstrip(" :：") in header_set:
+            blank = True
+            continue
+        lines.append(line)
+        numbers.append(number)
+        gap.append(blank)
+        blank = False
     records: list[_Record] = []
     skipped: list[SkippedBlock] = []
     if piece is None:

@@ -1,29 +1,25 @@
 """The build's fast paths for parsing: each gives exactly what its definition gives.
 
-The ASCII paths of the id key and of author-name normalisation, the line cleaning of the plain-text
-reader, and the column-wise catalogue part are checked against the definitions they stand for, on
-every ASCII character, random text, the bundled corpus, the pasted fixtures and line soup.
+The ASCII paths of the id key and of author-name normalisation, the plain authors line and the ids
+are checked against the definitions they stand for, on every ASCII character, random text, the
+bundled corpus, the pasted fixtures and line soup.
 """
 
 from __future__ import annotations
 
 import random
-import string
 import unicodedata
 from pathlib import Path
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import retrieval.catalogue as catalogue_module
 import retrieval.corpus as corpus_module
-from retrieval.catalogue import _reference_part, catalogue_part
-from retrieval.corpus import HEADER, _clean_line, _content_lines, _lines, load_corpus, normalize_name
-from retrieval.models import Paper
+from retrieval.corpus import HEADER, load_corpus, normalize_name
 from tests.retrieval.fixtures import pasted_corpus
-from tests.retrieval.test_split import SEEDS, line_soup
+from tests.retrieval.test_split import SEEDS
 
 ROOT = Path(__file__).resolve().parents[2]
 ASCII = [chr(c) for c in range(128)]
@@ -53,86 +49,6 @@ def test_the_digests_of_the_bundled_corpus_are_the_definitions(monkeypatch):
     assert [p.id for p in fast.papers] == [p.id for p in slow.papers]
     assert any(not p.abstract.isascii() for p in fast.papers)
     assert any(p.abstract.isascii() for p in fast.papers)
-
-
-def reference_lines(text, headers, first_number):
-    """The plain-text reader's loop over lines, as it was written first (the definition)."""
-    lines, numbers, gap = [], [], []
-    blank = True
-    header_set = {h.strip() for h in headers if h.strip()}
-    for number, raw in enumerate(_lines(text), start=first_number):
-        line = _clean_line(raw)
-        if not line or line in header_set or line.rstrip(" :：") in header_set:
-            blank = True
-            continue
-        lines.append(line)
-        numbers.append(number)
-        gap.append(blank)
-        blank = False
-    return lines, numbers, gap
-
-
-@pytest.mark.parametrize("headers", [(HEADER,), (), ("", "  "), (HEADER, "Papers", "Area")])
-def test_content_lines_are_the_reader_loops(headers):
-    rng = random.Random(11)
-    texts = [f.read_text(encoding="utf-8") for f in SEEDS]
-    texts += [pasted_corpus.text("\n"), pasted_corpus.text("\r\n")]
-    extra = [f"{HEADER}:", f"{HEADER} ：", f" {HEADER}", f"{HEADER}x", "Papers", "Papers::", "\ufeffPapers",
-             "Area · X", "\u200b", "\x00Bob, Alice\x00", "x\u2060", "\r", "\t \t", "Papers :"]  # fmt: skip
-    for _ in range(150):
-        soup = line_soup(rng).decode("utf-8", "replace").split("\n")
-        for _ in range(rng.randint(0, 6)):
-            soup.insert(rng.randrange(len(soup) + 1), rng.choice(extra))
-        texts.append(rng.choice(["\n", "\r\n", "\r"]).join(soup))
-    texts += ["", "\n\n", HEADER, "only one line", "a\n\nb\nc", "\ufeff"]
-    texts += [t.encode("ascii", "ignore").decode("ascii") for t in texts[::3]]  # the ASCII branch
-    ascii_seen = 0
-    for text in texts:
-        first = rng.choice([1, 1, 17])
-        assert _content_lines(text, headers, first) == reference_lines(text, headers, first), text[:80]
-        ascii_seen += text.isascii() and "\x00" not in text
-    assert ascii_seen >= 5  # the ASCII branch ran too
-
-
-def weird_papers():
-    """Papers with what the column-wise path handles apart: the author separator inside a name,
-    line breaks in titles, non-ASCII and surrogates, no authors, urls or not."""
-    rng = random.Random(5)
-    alphabet = string.ascii_letters + " \n\x1fé中\ud800·,"
-    out = []
-    for k in range(300):
-        def word():
-            return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
-
-        authors = tuple(word() for _ in range(rng.choice([0, 1, 2, 5])))
-        area = rng.choice(["", "A", "B · C", word()])
-        url = rng.choice([None, "", "https://x.org/" + word()])
-        out.append(Paper(id="", title=word(), authors=authors, et_al=rng.random() < 0.3, area=area,
-                         abstract=word() * 3, url=url, source=f"f.txt:{k}"))  # fmt: skip
-    return out
-
-
-def assert_same_part(papers, *, as_iterator=False):
-    fast, slow = catalogue_part(iter(papers) if as_iterator else papers), _reference_part(papers)
-    for field in fast.__slots__:
-        a, b = getattr(fast, field), getattr(slow, field)
-        if isinstance(a, np.ndarray):
-            assert a.dtype == b.dtype and np.array_equal(a, b), field
-        else:
-            assert a == b, field
-
-
-def test_the_catalogue_part_is_the_paper_by_paper_definition(seed_papers, tmp_path):
-    assert_same_part(list(seed_papers))
-    assert_same_part([p for p in seed_papers if p.abstract.isascii() and p.title.isascii()])
-    (tmp_path / "pasted.txt").write_text(pasted_corpus.text("\n"), encoding="utf-8")
-    assert_same_part(list(load_corpus(tmp_path / "pasted.txt").papers))
-    papers = weird_papers()
-    assert any("\x1f" in a for p in papers for a in p.authors) and any("\n" in p.title for p in papers)
-    assert_same_part(papers)
-    assert_same_part([p for p in papers if "\x1f" not in "".join(p.authors)])
-    assert_same_part([])
-    assert_same_part(papers[:20], as_iterator=True)  # any iterable
 
 
 def test_short_ids_at_once_are_the_definitions(monkeypatch):
