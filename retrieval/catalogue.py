@@ -99,8 +99,6 @@ def _order(keys: list[str]) -> np.ndarray:
     return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int32)
 
 
-
-
 def catalogue_part(papers: Iterable[Paper]) -> CataloguePart:
     """The catalogue part of some papers (their ``id`` is not used; their ``area`` as given)."""
     pieces: list[bytes] = []

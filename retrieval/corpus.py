@@ -511,6 +511,12 @@ def _join_lines(parts: Sequence[str]) -> str:
     return out
 
 
+def _field_text(lines: Sequence[str], span: tuple[int, int]) -> str:
+    """The field on ``lines[first..last]`` (``span``), joined (a one-line field as it is)."""
+    first, last = span
+    return lines[first] if first == last else _join_lines(lines[first : last + 1])
+
+
 _ABSTRACT_LABEL = re.compile(r"^(?:abstract|摘要)\s*[:：.]\s*", re.I)
 
 
@@ -758,10 +764,8 @@ def _parse_text(
             number, reason = _skipped_reason(lines, numbers, *part, more)
             skipped.append(SkippedBlock(source, number, reason))
             continue
-        first, last = part.authors
-        names, et_al = parse_authors(lines[first] if first == last else _join_lines(lines[first : last + 1]))
-        first, last = part.abstract
-        abstract = lines[first] if first == last else _join_lines(lines[first : last + 1])
+        names, et_al = parse_authors(_field_text(lines, part.authors))
+        abstract = _field_text(lines, part.abstract)
         if abstract[:9].lower().startswith(("abstract", "摘要")):
             abstract = _ABSTRACT_LABEL.sub("", abstract) or abstract
         area = areas.get(lines[part.area])
