@@ -2206,13 +2206,7 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
     opens = getattr(module, "opens_with_a_term", None)
     if opens is not None and opens(phrase, head):
         return phrase
-    try:  # the key words of the abstract (retrieval/keyphrase.py)
-        key = hook(head, name)
-    except Exception:  # the description is optional: the rules' own one stands
-        logger.exception("keyphrase.describe failed; keeping the rules' description")
-        key = ""
-    if key and name is not None and " " in name:  # a name of several words may be in its key phrase
-        key = _t_without_name(key, name)
+    key = _t_key(hook, head, name)
     if not key:
         return phrase
     coins = getattr(module, "coins_a_word_missed", None)
@@ -2234,6 +2228,19 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
     return _capitalize(key)
 
 
+def _t_key(hook, head: str, name: str | None) -> str:  # noqa: ANN001
+    """The key phrase of the abstract (retrieval/keyphrase.py) less a name of several words it
+    holds, or "" when there is none or the hook fails (it is optional: the rules' phrase stands)."""
+    try:
+        key = hook(head, name)
+    except Exception:
+        logger.exception("keyphrase.describe failed; keeping the rules' phrase")
+        return ""
+    if key and name is not None and " " in name:  # a name of several words may be in its key phrase
+        key = _t_without_name(key, name)
+    return key or ""
+
+
 def _t_long_form_and_key(long: str, head: str, name: str, hook) -> str:  # noqa: ANN001
     """The long form of the name's acronym, and the key phrase's words it lacks, joined by the
     text's own connector when the key phrase holds the long form ("Rayleigh Quotient Graph Neural
@@ -2245,13 +2252,7 @@ def _t_long_form_and_key(long: str, head: str, name: str, hook) -> str:  # noqa:
     alone when nothing of two words or more is left, when the key phrase repeats only the long form
     or holds the name ("LDM-based"), or when it holds the long form with no connector after it (the
     long form is then its topic)."""
-    try:  # the key words of the abstract (retrieval/keyphrase.py)
-        key = hook(head, name)
-    except Exception:  # the key phrase is optional: the long form stands
-        logger.exception("keyphrase.describe failed; keeping the long form")
-        return long
-    if key and " " in name:
-        key = _t_without_name(key, name)
+    key = _t_key(hook, head, name)
     if not key:
         return long
     at = key.casefold().find(long.casefold())
