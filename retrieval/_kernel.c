@@ -1617,8 +1617,185 @@ done:
     return result;
 }
 
+/* ---------------------------------------------------------------------------------------------- */
+/* The index merge's scatter (retrieval.build.Merger.finish): a chunk's entries, grouped by its
+ * terms, copied into the corpus-wide CSR array at each term's next free slot, with a base added.
+ * The numpy path (build._destinations and a fancy assignment) is the definition; this writes the
+ * same values to the same slots, one memcpy (or one add loop) per (chunk, term) run. */
+
+PyDoc_STRVAR(scatter_doc,
+"scatter(out, cursor, ids, counts, values, base, advance)\n\n"
+"For each i: counts[i] entries of values (the next ones, in order), plus base, go to\n"
+"out[cursor[ids[i]]:...], and (when advance) cursor[ids[i]] advances by counts[i]. out and\n"
+"values: one item type (uint16, int32, uint32 or int64; base only for the signed ones); cursor:\n"
+"writable int64; ids (distinct) and counts: int32. Every slot is checked: ValueError instead of a\n"
+"write out of bounds.");
+
+static PyObject *
+scatter(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *o[5];
+    long long base;
+    int advance;
+    if (!PyArg_ParseTuple(args, "OOOOOLp", &o[0], &o[1], &o[2], &o[3], &o[4], &base, &advance))
+        return NULL;
+    Py_buffer out, cur, idv, cnt, val;
+    int got = 0;
+    PyObject *result = NULL;
+    if (PyObject_GetBuffer(o[0], &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "out: not a C-contiguous writable array");
+        return NULL;
+    }
+    got = 1;
+    Py_ssize_t size = out.itemsize;
+    const char *codes = size == 2 ? "H" : size == 4 ? "iI" : size == 8 ? I64 : "";
+    if (!*codes || !fmt_is(&out, codes, size)) {
+        PyErr_SetString(PyExc_ValueError, "out: wrong item type");
+        goto done;
+    }
+    int is_signed = fmt_is(&out, "ilq", size);
+    if (base != 0 && !is_signed) {
+        PyErr_SetString(PyExc_ValueError, "base: only for signed items");
+        goto done;
+    }
+    Py_ssize_t n_out = out.len / size;
+    Py_ssize_t n_cur = get_view(o[1], &cur, "cursor", I64, 8, 1);
+    if (n_cur < 0)
+        goto done;
+    got = 2;
+    Py_ssize_t n_ids = get_view(o[2], &idv, "ids", I32, 4, 0);
+    if (n_ids < 0)
+        goto done;
+    got = 3;
+    Py_ssize_t n_cnt = get_view(o[3], &cnt, "counts", I32, 4, 0);
+    if (n_cnt < 0)
+        goto done;
+    got = 4;
+    Py_ssize_t n_val = get_view(o[4], &val, "values", codes, size, 0);
+    if (n_val < 0)
+        goto done;
+    got = 5;
+    if (n_ids != n_cnt) {
+        PyErr_SetString(PyExc_ValueError, "scatter: one count per id");
+        goto done;
+    }
+    if (val.format && out.format && strcmp(val.format, out.format) != 0 &&
+        fmt_is(&val, "ilq", size) != is_signed) {
+        PyErr_SetString(PyExc_ValueError, "values: not out's item type");
+        goto done;
+    }
+    int64_t *cursor = cur.buf;
+    const int32_t *ids = idv.buf, *counts = cnt.buf;
+    char *dst = out.buf;
+    const char *src = val.buf;
+    Py_ssize_t at = 0;
+    /* every run checked first, so that nothing is written when one is wrong (ids are distinct per
+     * chunk; the second pass checks again, in case they are not) */
+    for (Py_ssize_t i = 0; i < n_ids; i++) {
+        int32_t t = ids[i], c = counts[i];
+        if (t < 0 || t >= n_cur || c < 0 || c > n_val - at) {
+            PyErr_SetString(PyExc_ValueError, "scatter: an id or a count out of range");
+            goto done;
+        }
+        if (cursor[t] < 0 || cursor[t] > (int64_t)n_out - c) {
+            PyErr_SetString(PyExc_ValueError, "scatter: a slot out of range");
+            goto done;
+        }
+        at += c;
+    }
+    if (at != n_val) {
+        PyErr_SetString(PyExc_ValueError, "scatter: the counts do not add up to the values");
+        goto done;
+    }
+    at = 0;
+    /* without advance, the arrays that share the cursor are written first, the last one advances */
+    for (Py_ssize_t i = 0; i < n_ids; i++) {
+        int32_t t = ids[i], c = counts[i];
+        int64_t d = cursor[t];
+        if (d < 0 || d > (int64_t)n_out - c) {
+            PyErr_SetString(PyExc_ValueError, "scatter: a slot out of range (an id repeated)");
+            goto done;
+        }
+        if (base == 0) {
+            memcpy(dst + d * size, src + at * size, (size_t)c * (size_t)size);
+        } else if (size == 4) {
+            int32_t *w = (int32_t *)dst + d;
+            const int32_t *r = (const int32_t *)src + at;
+            for (int32_t k = 0; k < c; k++)
+                w[k] = (int32_t)((int64_t)r[k] + base);
+        } else {
+            int64_t *w = (int64_t *)dst + d;
+            const int64_t *r = (const int64_t *)src + at;
+            for (int32_t k = 0; k < c; k++)
+                w[k] = r[k] + (int64_t)base;
+        }
+        if (advance)
+            cursor[t] = d + c;
+        at += c;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    if (got >= 5) PyBuffer_Release(&val);
+    if (got >= 4) PyBuffer_Release(&cnt);
+    if (got >= 3) PyBuffer_Release(&idv);
+    if (got >= 2) PyBuffer_Release(&cur);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+PyDoc_STRVAR(probe_table_doc,
+"probe_table(table, hashes)\n\n"
+"The stored vocabulary's open-addressing table (retrieval.postings.vocabulary_arrays): term id i\n"
+"goes to the first slot from hashes[i] & (len(table) - 1) on (linear probing) that holds -1, in id\n"
+"order. table: writable int32, a power of two longer than hashes, all -1; hashes: uint32.");
+
+static PyObject *
+probe_table(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *o[2];
+    if (!PyArg_ParseTuple(args, "OO", &o[0], &o[1]))
+        return NULL;
+    Py_buffer tv, hv;
+    Py_ssize_t size = get_view(o[0], &tv, "table", I32, 4, 1);
+    if (size < 0)
+        return NULL;
+    Py_ssize_t n = get_view(o[1], &hv, "hashes", "I", 4, 0);
+    if (n < 0) {
+        PyBuffer_Release(&tv);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    int32_t *table = tv.buf;
+    const uint32_t *hashes = hv.buf;
+    if (size == 0 || (size & (size - 1)) != 0 || n >= size || n > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "probe_table: the table's length is a power of two above the terms'");
+        goto done;
+    }
+    for (Py_ssize_t s = 0; s < size; s++) {
+        if (table[s] != -1) {
+            PyErr_SetString(PyExc_ValueError, "probe_table: the table is not empty");
+            goto done;
+        }
+    }
+    size_t mask = (size_t)size - 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        size_t h = hashes[i] & mask;
+        while (table[h] >= 0)
+            h = (h + 1) & mask;
+        table[h] = (int32_t)i;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&hv);
+    PyBuffer_Release(&tv);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"chunk_arrays", chunk_arrays, METH_VARARGS, chunk_arrays_doc},
+    {"scatter", scatter, METH_VARARGS, scatter_doc},
+    {"probe_table", probe_table, METH_VARARGS, probe_table_doc},
     {NULL, NULL, 0, NULL},
 };
 

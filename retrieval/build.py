@@ -388,9 +388,19 @@ class Merged:
 class Merger:
     """Merges :class:`TokenChunk` s, given in corpus order, into the index arrays."""
 
-    def __init__(self, *, keep_tokens: bool = False, spill: BinaryIO | None = None) -> None:
+    def __init__(
+        self, *, keep_tokens: bool = False, spill: BinaryIO | None = None, native: bool | None = None
+    ) -> None:
         """``spill``: a binary file (read/write) the chunks' postings and positions wait in until
-        :meth:`finish`, instead of memory."""
+        :meth:`finish`, instead of memory. ``native``: :meth:`finish` copies each (chunk, term) run
+        with the C kernel's ``scatter`` (None: when it is built); the numpy scatter is the
+        definition, the arrays are identical (tests/retrieval/test_build_c.py)."""
+        kernel = postings._kernel
+        scatter = getattr(kernel, "scatter", None)
+        if native and scatter is None:
+            why = postings.KERNEL_UNAVAILABLE or "a build from older source"
+            raise RuntimeError(f"the C scatter is not available: {why}")
+        self._scatter = scatter if native is not False else None
         self._spill = spill
         self._spilled = 0
         self._vocab: dict[str, int] = {}
@@ -486,18 +496,29 @@ class Merger:
         self._n_docs += len(chunk.doc_len)
         self._n_stream += int(chunk.stream_len.sum())
 
-    def _big(self, part: _Part) -> list[np.ndarray]:
+    def _big(self, part: _Part, buffers: list[np.ndarray] | None = None) -> list[np.ndarray]:
+        """A part's doc ids, frequencies and positions; read back from a file into ``buffers`` (one
+        per array, grown as needed: the next part's read reuses their memory) when given."""
         if not part.big or isinstance(part.big[0], np.ndarray):
             return part.big  # type: ignore[return-value]
         out = []
-        for path, offset, dtype, count in part.big:  # type: ignore[misc]
+        for i, (path, offset, dtype, count) in enumerate(part.big):  # type: ignore[misc]
             if path is None:
                 fd = self._spill.fileno()  # type: ignore[union-attr]
             else:
                 fd = self._files.get(path, -1)
                 if fd < 0:
                     fd = self._files[path] = os.open(path, os.O_RDONLY)
-            out.append(_read_spilled(fd, offset, dtype, count))
+            if buffers is None:
+                out.append(_read_spilled(fd, offset, dtype, count))
+                continue
+            nbytes = count * dtype.itemsize
+            if len(buffers[i]) < nbytes:
+                buffers[i] = np.empty(max(nbytes, 2 * len(buffers[i])), dtype=np.uint8)
+            view = buffers[i][:nbytes]
+            if os.preadv(fd, [view], offset) != nbytes:
+                raise OSError("the build's spill file is shorter than what was written to it")
+            out.append(view.view(dtype))
         return out
 
     def close(self) -> None:
@@ -529,22 +550,37 @@ class Merger:
         positions = np.empty(int(pos_indptr[-1]), dtype=pos_dtype)
         post_cursor = indptr[:-1].copy()
         pos_cursor = pos_indptr[:-1].copy()
+        scatter = self._scatter
         if self._spill is not None:
             self._spill.flush()
         try:
+            # the scatter copies what it reads: the next part's read can reuse the memory
+            buffers = [np.empty(0, np.uint8) for _ in range(3)] if scatter is not None else None
             for part in self._parts:
-                part_docs, part_tf, part_positions = self._big(part)
-                if part.doc_base:
-                    part_docs = part_docs + part.doc_base  # int32 (fewer than 2**31 docs)
-                if part.stream_base:
-                    part_positions = part_positions.astype(pos_dtype) + part.stream_base
-                dest = _destinations(post_cursor, part.ids, part.post_df)
-                post_docs[dest] = part_docs
-                post_tf[dest] = part_tf
-                dest = _destinations(pos_cursor, part.ids, part.pos_count)
-                positions[dest] = part_positions
+                part_docs, part_tf, part_positions = self._big(part, buffers)
+                if scatter is not None:
+                    # the same slots and values as below, one copy per (chunk, term) run
+                    # (a chunk's ids are distinct; the docs advance the cursor the frequencies share)
+                    ids, counts = part.ids, part.post_df
+                    tf = part_tf.astype(post_tf.dtype, copy=False)
+                    scatter(post_tf, post_cursor, ids, counts, tf, 0, False)
+                    scatter(post_docs, post_cursor, ids, counts, part_docs.astype(np.int32, copy=False),
+                            part.doc_base, True)  # fmt: skip
+                    scatter(positions, pos_cursor, part.ids, part.pos_count,
+                            part_positions.astype(pos_dtype, copy=False), part.stream_base, True)  # fmt: skip
+                else:
+                    if part.doc_base:
+                        part_docs = part_docs + part.doc_base  # int32 (fewer than 2**31 docs)
+                    if part.stream_base:
+                        part_positions = part_positions.astype(pos_dtype) + part.stream_base
+                    dest = _destinations(post_cursor, part.ids, part.post_df)
+                    post_docs[dest] = part_docs
+                    post_tf[dest] = part_tf
+                    dest = _destinations(pos_cursor, part.ids, part.pos_count)
+                    positions[dest] = part_positions
+                    del dest
                 part.big = []
-                del part_docs, part_tf, part_positions, dest
+                del part_docs, part_tf, part_positions
         finally:
             self.close()
         self._parts.clear()

@@ -273,6 +273,17 @@ def vocabulary_arrays(terms: Sequence[str]) -> dict[str, np.ndarray]:
     encoded = [_encode(t) for t in terms]
     blob = np.frombuffer(b"\n".join(encoded), dtype=np.uint8)
     size = 1 << max(4, (2 * len(encoded)).bit_length())
+    probe = getattr(_kernel, "probe_table", None)
+    if probe is None:
+        return {"terms": blob, "vocab_hash": _probe_table(encoded, size)}
+    table = np.full(size, -1, dtype=np.int32)
+    probe(table, np.fromiter(map(zlib.crc32, encoded), dtype=np.uint32, count=len(encoded)))
+    return {"terms": blob, "vocab_hash": table}
+
+
+def _probe_table(encoded: Sequence[bytes], size: int) -> np.ndarray:
+    """:func:`vocabulary_arrays`' table, term by term (the definition; the C kernel's
+    ``probe_table`` fills the same table from the terms' CRCs)."""
     mask = size - 1
     table = [-1] * size
     crc = zlib.crc32
@@ -281,7 +292,7 @@ def vocabulary_arrays(terms: Sequence[str]) -> dict[str, np.ndarray]:
         while table[h] >= 0:
             h = (h + 1) & mask
         table[h] = tid
-    return {"terms": blob, "vocab_hash": np.asarray(table, dtype=np.int32)}
+    return np.asarray(table, dtype=np.int32)
 
 
 _MEMO_MAX = 65_536

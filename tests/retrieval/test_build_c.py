@@ -250,3 +250,123 @@ def test_a_word_with_an_index_token_and_no_phrase_token():
         want, got = numpy_path.chunk(part, keep_tokens=True), c_path.chunk(part, keep_tokens=True)
         assert_same_chunk(want, got)
     assert want.stream_len.tolist() == [2 + 2, 2 + 2]  # "theof" and "x"; "ofthe" and "theof"
+
+
+def numpy_scatter(out, cursor, ids, counts, values, base, advance):
+    """The definition: build._destinations and one fancy assignment (the cursor advanced or not)."""
+    before = cursor.copy()
+    dest = build_module._destinations(cursor, ids, counts)
+    out[dest] = values + base if base else values
+    if not advance:
+        cursor[:] = before
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_c_scatter_is_the_numpy_scatter(data):
+    dtype = data.draw(st.sampled_from([np.uint16, np.int32, np.uint32, np.int64]))
+    n_terms = data.draw(st.integers(1, 40))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    # several chunks, each with distinct ids in any order, filling a CSR array exactly
+    chunks = [rng.permutation(n_terms)[: rng.integers(0, n_terms + 1)].astype(np.int32) for _ in range(4)]
+    counts = [rng.integers(0, 6, len(ids)).astype(np.int32) for ids in chunks]
+    total = np.zeros(n_terms, np.int64)
+    for ids, c in zip(chunks, counts, strict=True):
+        total[ids] += c
+    start = np.concatenate([[0], np.cumsum(total)[:-1]]).astype(np.int64)
+    signed = np.dtype(dtype).kind == "i"
+    want, got = np.zeros(int(total.sum()), dtype), np.zeros(int(total.sum()), dtype)
+    want_cursor, got_cursor = start.copy(), start.copy()
+    for ids, c in zip(chunks, counts, strict=True):
+        values = rng.integers(0, 60_000, int(c.sum())).astype(dtype)
+        base = int(rng.integers(0, 2**20)) if signed and rng.random() < 0.7 else 0
+        advance = bool(rng.random() < 0.8)
+        numpy_scatter(want, want_cursor, ids, c, values, base, advance)
+        postings._kernel.scatter(got, got_cursor, ids, c, values, base, advance)
+        assert np.array_equal(want_cursor, got_cursor)
+    assert np.array_equal(want, got)
+
+
+def test_a_wrong_scatter_raises_instead_of_writing_out_of_bounds():
+    scatter = postings._kernel.scatter
+    i32, i64 = (lambda *v: np.array(v, np.int32)), (lambda *v: np.array(v, np.int64))
+    out = np.zeros(4, np.int32)
+    cases = [
+        (out, i64(0, 2), i32(2), i32(1), i32(7), 0),  # id past the cursor
+        (out, i64(0, 2), i32(-1), i32(1), i32(7), 0),  # negative id
+        (out, i64(0, 3), i32(1), i32(2), i32(7, 8), 0),  # run past the end of out
+        (out, i64(-1, 2), i32(0), i32(1), i32(7), 0),  # negative slot
+        (out, i64(0, 2), i32(0), i32(2), i32(7), 0),  # counts more than the values
+        (out, i64(0, 2), i32(0), i32(1), i32(7, 8), 0),  # values left over
+        (out, i64(0, 2), i32(0, 1), i32(1), i32(7), 0),  # one count per id
+        (out, i64(0, 2), i32(0), i32(1), np.array([7], np.int64), 0),  # other item type
+        (out, i64(0, 2), i32(0), i32(1), np.array([7], np.uint32), 0),  # other signedness
+        (np.zeros(4, np.uint16), i64(0, 2), i32(0), i32(1), np.array([7], np.uint16), 5),  # base, unsigned
+        (np.zeros(4, np.float64), i64(0, 2), i32(0), i32(1), np.array([7.0]), 0),
+        (out, i32(0, 2), i32(0), i32(1), i32(7), 0),  # int32 cursor
+        (out, np.array([0, 9, 2, 9], np.int64)[::2], i32(0), i32(1), i32(7), 0),  # not contiguous
+    ]
+    for case in cases:
+        before = out.copy()
+        with pytest.raises(ValueError):
+            scatter(*case, True)
+        assert np.array_equal(out, before)
+    with pytest.raises(ValueError):  # read-only out
+        ro = np.zeros(4, np.int32)
+        ro.flags.writeable = False
+        scatter(ro, i64(0, 2), i32(0), i32(1), i32(7), 0, True)
+
+
+def stored(chunk: TokenChunk, worker: int, numbers: dict[str, int], path: Path):
+    """The chunk as a worker stores it (its postings and positions in ``path``), and its new terms."""
+    spans = []
+    with open(path, "ab") as f:
+        for arr in (chunk.post_docs, chunk.post_tf, chunk.positions):
+            spans.append((f.tell(), arr.dtype.str, len(arr)))
+            f.write(np.ascontiguousarray(arr).tobytes())
+    first = len(numbers)
+    new = [t for t in chunk.terms if t not in numbers]
+    numbers.update((t, first + i) for i, t in enumerate(new))
+    ids = np.array([numbers[t] for t in chunk.terms], np.int32)
+    max_tf = int(chunk.post_tf.max()) if len(chunk.post_tf) else 0
+    out = build_module.StoredChunk(worker, ids, chunk.doc_len, chunk.stream_len, chunk.post_df,
+                                   chunk.pos_count, max_tf, str(path), spans, chunk.tokens)  # fmt: skip
+    return out, (worker, first, new)
+
+
+@pytest.mark.parametrize("how", ["memory", "spill", "stored"])
+def test_the_merge_with_the_c_scatter_is_the_numpy_merge(seed_papers, synth_papers, tmp_path, how):
+    docs = pairs(tuple(seed_papers) + tuple(synth_papers[:900]))
+    tokenizer = ChunkTokenizer()
+    chunks = [tokenizer.chunk(docs[at : at + 150], keep_tokens=True) for at in range(0, len(docs), 150)]
+    chunks.append(tokenizer.chunk([], keep_tokens=True))
+    merged = []
+    for native in (False, True):
+        spill = open(tmp_path / f"spill{native}", "w+b") if how == "spill" else None  # noqa: SIM115
+        merger = build_module.Merger(keep_tokens=True, spill=spill, native=native)
+        assert (merger._scatter is None) == (not native)
+        numbers: dict[int, dict[str, int]] = {1: {}, 2: {}}
+        for i, chunk in enumerate(chunks):
+            if how == "stored":  # two workers, their chunks interleaved
+                worker = 1 + i % 2
+                chunk, terms = stored(chunk, worker, numbers[worker], tmp_path / f"w{worker}{native}")
+                merger.add_worker_terms(terms)
+            merger.add(chunk)
+        merged.append(merger.finish())
+        if spill is not None:
+            spill.close()
+    want, got = merged
+    assert got.terms == want.terms and got.docs_tokens == want.docs_tokens
+    for name in build_module.Merged.__slots__:
+        a, b = getattr(want, name), getattr(got, name)
+        if isinstance(a, np.ndarray):
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert len(got.post_docs) > 10_000
+
+
+def test_the_merge_takes_numpy_without_the_c_scatter(monkeypatch):
+    assert build_module.Merger()._scatter is postings._kernel.scatter
+    monkeypatch.setattr(postings, "_kernel", None)
+    assert build_module.Merger()._scatter is None
+    with pytest.raises(RuntimeError, match="not available"):
+        build_module.Merger(native=True)
