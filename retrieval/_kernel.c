@@ -28,7 +28,9 @@
 /* The interface retrieval.postings calls (its KERNEL_INTERFACE): what Kernel() and Kernel.top take
  * and return, and the build tokenizer's SurfaceTable and chunk_arrays (retrieval.build). Raise it
  * with every change to any of them, so a build left from older source (pip install
- * not re-run) is refused by postings, which then ranks with numpy, instead of being called wrongly. */
+ * not re-run) is refused by postings, which then ranks with numpy, instead of being called wrongly.
+ * The index build's scatter and probe_table are looked up by name (getattr): a build without them
+ * merges and fills the vocabulary table with numpy and Python; raise INTERFACE when they change. */
 #define INTERFACE 3
 
 #define SEED_BLOCKS 8 /* blocks scored first (best bounds) when the short terms gave no threshold */
