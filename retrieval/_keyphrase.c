@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define KP_VERSION 2 /* keyphrase.py checks it: a stale build is not used */
+#define KP_VERSION 3 /* keyphrase.py checks it: a stale build is not used */
 
 #define HEAD 1500             /* code points read */
 #define TEXT_MAX (3 * HEAD)   /* after dashes are spaced out (x3) or a glued '.' gets its space (x2) */
@@ -53,6 +53,7 @@ static int used = 0; /* words in words_tab */
 static int min_words, chunk_words, max_words, statement_words, length_up_to;
 static double w_bias, w_log_count, w_once, w_first, w_capital, w_statement, w_generic, w_short;
 static double threshold, quantum;
+static double r_sum, r_words, r_top, r_mean, r_at, r_joined, r_before, r_one; /* the rank's weights */
 static int64_t length_q, second_min_q;
 
 static uint32_t hash_bytes(const char *s, int n) {
@@ -102,11 +103,12 @@ static int add_words(PyObject *iterable, unsigned char flag) {
 static PyObject *kp_configure(PyObject *self, PyObject *args) {
     PyObject *brk, *subjects, *then, *adverb_not, *connectors, *generic, *exclude;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOO(iiiii)(dddddddd)(dd)(LL)", &exclude, &brk, &subjects, &then,
+    if (!PyArg_ParseTuple(args, "OOOOOOO(iiiii)(dddddddd)(dd)(LL)(dddddddd)", &exclude, &brk, &subjects, &then,
                           &adverb_not, &connectors, &generic, &min_words, &chunk_words, &max_words,
                           &statement_words, &length_up_to, &w_bias, &w_log_count, &w_once, &w_first,
                           &w_capital, &w_statement, &w_generic, &w_short, &threshold, &quantum,
-                          &length_q, &second_min_q))
+                          &length_q, &second_min_q, &r_sum, &r_words, &r_top, &r_mean, &r_at, &r_joined,
+                          &r_before, &r_one))
         return NULL;
     configured = 0;
     used = 0;
@@ -157,6 +159,7 @@ static int n_cw;
 
 /* chunks: first content word, how many, the connector before (span in lo, or -1), linked */
 static int ch_first[TOK_MAX], ch_n[TOK_MAX], ch_bs[TOK_MAX], ch_be[TOK_MAX];
+static int ch_at[TOK_MAX]; /* the index of its first word in the text's words */
 static unsigned char ch_linked[TOK_MAX];
 static int n_ch;
 
@@ -174,6 +177,7 @@ static uint32_t key_mask; /* the table in use: a power of two >= twice the words
 /* candidates: value, chunk (and the chunk before it when joined, else -1), the connector shown
  * before the candidate (a chunk whose ch_bs is that connector, or -1) */
 static int64_t c_val[2 * TOK_MAX];
+static double c_rank[2 * TOK_MAX];
 static int c_a[2 * TOK_MAX], c_b[2 * TOK_MAX], c_before[2 * TOK_MAX];
 static int n_c;
 
@@ -367,6 +371,8 @@ static int words_before(Py_ssize_t p) {
 
 /* mark a candidate's keys (the first chunk_words keys of its chunks, less skip) with stamp; returns
  * how many distinct keys and adds their scores to *sum */
+static int64_t mark_top; /* the highest score mark_chunk added since it was reset */
+
 static int mark_chunk(int c, int skip, unsigned stamp, int64_t *sum, int *distinct) {
     int n = ch_n[c] < chunk_words ? ch_n[c] : chunk_words;
     for (int j = 0; j < n; j++) {
@@ -374,6 +380,7 @@ static int mark_chunk(int c, int skip, unsigned stamp, int64_t *sum, int *distin
         if (k == skip || k_mark[k] == stamp) continue;
         k_mark[k] = stamp;
         *sum += k_score[k];
+        if (k_score[k] > mark_top) mark_top = k_score[k];
         (*distinct)++;
     }
     return n;
@@ -387,13 +394,30 @@ static unsigned next_stamp(void) {
     return mark_stamp;
 }
 
-static int64_t value_of(int a, int b, int skip) {
+/* candidate i: chunk a (and b before it, or -1); its value and its rank (keyphrase.py's rank(), the
+ * same operations in the same order, so the same double) */
+static void value_of(int i, int a, int b, int skip, int before) {
     unsigned stamp = next_stamp();
     int64_t sum = 0;
     int distinct = 0;
+    mark_top = INT64_MIN;
     if (b >= 0) mark_chunk(b, skip, stamp, &sum, &distinct);
     mark_chunk(a, skip, stamp, &sum, &distinct);
-    return sum + length_q * (distinct < length_up_to ? distinct : length_up_to);
+    int64_t v = sum + length_q * (distinct < length_up_to ? distinct : length_up_to);
+    int64_t share_q = (int64_t)floor(threshold * quantum + 0.5); /* round(): threshold * quantum > 0 */
+    double total = (double)(sum + distinct * share_q) / quantum;
+    double top = distinct ? (double)(mark_top + share_q) / quantum : 0.0;
+    double mean = distinct ? total / distinct : 0.0;
+    double r = (double)v / quantum + r_sum * total;
+    r = r + r_words * distinct;
+    r = r + r_top * top;
+    r = r + r_mean * mean;
+    r = r + r_at * ((double)ch_at[b >= 0 ? b : a] / (double)n_tok);
+    if (b >= 0) r = r + r_joined;
+    if (ch_bs[before] >= 0) r = r + r_before;
+    if (b < 0 && (ch_n[a] < chunk_words ? ch_n[a] : chunk_words) == 1) r = r + r_one;
+    c_val[i] = v;
+    c_rank[i] = r;
 }
 
 /* phrase assembly */
@@ -549,13 +573,14 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
     key_mask = 255;
     while (key_mask + 1 < 2 * (uint32_t)n_tok) key_mask = key_mask * 2 + 1;
     memset(key_slot, 0, (key_mask + 1) * sizeof *key_slot);
-    int surface_n = 0, surface_first = 0; /* the open chunk */
+    int surface_n = 0, surface_first = 0, surface_at = 0; /* the open chunk */
     int gap_s = -1, gap_e = -1;           /* the connector just read */
     int adjacent = 0, before_s = -1, before_e = -1, linked = 0;
     int starts = 1, after_subject = 0, after_that = 0;
 #define CLOSE_CHUNK()                                                                              \
     do {                                                                                           \
         ch_first[n_ch] = surface_first;                                                            \
+        ch_at[n_ch] = surface_at;                                                                  \
         ch_n[n_ch] = surface_n;                                                                    \
         ch_bs[n_ch] = before_s;                                                                    \
         ch_be[n_ch] = before_e;                                                                    \
@@ -630,6 +655,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
                 before_e = gap_e;
                 linked = adjacent;
                 surface_first = n_cw;
+                surface_at = i;
             }
             if (pl) kn = ln - 1;
             int k = key_id(cs, kn, pl ? h_key : h_word, 1);
@@ -726,13 +752,13 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
             previous = -1;
             continue;
         }
-        c_val[n_c] = value_of(c, -1, skip);
+        value_of(n_c, c, -1, skip, c);
         c_a[n_c] = c;
         c_b[n_c] = -1;
         c_before[n_c] = c;
         n_c++;
         if (ch_linked[c] && previous >= 0) {
-            c_val[n_c] = value_of(c, previous, skip);
+            value_of(n_c, c, previous, skip, previous);
             c_a[n_c] = c;
             c_b[n_c] = previous;
             c_before[n_c] = previous;
@@ -743,7 +769,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
     if (n_c == 0) return PyUnicode_FromString("");
     int best = 0;
     for (int i = 1; i < n_c; i++)
-        if (c_val[i] > c_val[best]) best = i;
+        if (c_rank[i] > c_rank[best]) best = i;
     if (c_val[best] <= 0) return PyUnicode_FromString("");
     /* the second phrase: joined by its connector, disjoint from the first */
     unsigned used = next_stamp();
@@ -830,7 +856,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"configure", kp_configure, METH_VARARGS,
      "configure(break, subjects, then, adverb_not, connectors, generic, counts, weights, "
-     "(threshold, quantum), (length_q, second_min_q)): keyphrase.py's word lists and numbers."},
+     "(threshold, quantum), (length_q, second_min_q), (the rank's 8 weights)): keyphrase.py's word lists and numbers."},
     {"describe", kp_describe, METH_VARARGS,
      "describe(head, name) -> str | None: keyphrase.describe, or None for a text this path does "
      "not read (characters other than ASCII and a few punctuation marks)."},
