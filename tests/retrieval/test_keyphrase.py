@@ -365,3 +365,29 @@ def test_a_description_does_not_open_with_the_verb_after_to():
 
     text = " ".join(["We aim to learn transferable representations for segmentation tasks."] * 8)
     assert not keyphrase.describe(" " + text).startswith("learn")
+
+
+_RANKED = " " + " ".join(
+    [
+        "the study of these things is hard and people often look at them from a distance today.",
+        "Here sparse kernel regression matters, and sparse kernel regression is studied, and sparse kernel "
+        "regression again.",
+        *["Many readers think about weather, food, travel, music, sport, art, books, films, cities."] * 3,
+        "Then latent graph alignment helps, and latent graph alignment is used, and latent graph alignment "
+        "again. The graph is big.",
+    ]
+)
+_RANK_WEIGHTS = ("_R_SUM", "_R_WORDS", "_R_TOP", "_R_MEAN", "_R_AT", "_R_JOINED", "_R_BEFORE", "_R_ONE")
+
+
+def test_the_key_phrase_is_ranked_by_where_it_starts_and_how_its_words_score(monkeypatch):
+    # "latent graph alignment" has the higher value ("graph" is said once more) but starts late and
+    # leans on one word: the rank prefers the earlier "sparse kernel regression", said as often
+    from retrieval import keyphrase
+
+    assert describe(_RANKED).startswith("sparse kernel regression")  # the C pass, if built
+    assert keyphrase._describe(_RANKED).startswith("sparse kernel regression")
+    monkeypatch.setattr(keyphrase, "_c", None)
+    for name in _RANK_WEIGHTS:
+        monkeypatch.setattr(keyphrase, name, 0.0)
+    assert keyphrase._describe(_RANKED) == "latent graph alignment"  # the value alone
