@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval import text
+from retrieval import keyphrase, text
 from retrieval.corpus import load_corpus
 from tests.retrieval.fixtures import pasted_corpus
 
@@ -241,3 +241,44 @@ def test_the_shortcuts_on_the_bundled_and_pasted_abstracts():
 @given(texts())
 def test_the_shortcuts_on_generated_text(sample):
     _check_text(sample)
+
+
+# -- the coined-word test's shortcut (keyphrase.coins_a_word_missed)
+
+
+def test_a_text_the_coined_word_shortcut_passes_over_has_no_coined_word():
+    """Every text of up to five characters over the marks _COINED tells apart (a decimal digit that
+    is not ASCII, a superscript that is no decimal, a letter that is not ASCII, a title-case letter):
+    where the shortcut says no, _COINED finds nothing."""
+    for n in range(1, 6):
+        for chars in itertools.product("aZ0 -,é\u0663²\u01c5", repeat=n):
+            sample = "".join(chars)
+            if not keyphrase._may_coin(sample):
+                assert keyphrase._COINED.search(sample) is None, sample
+
+
+_COIN_PARTS = [*_NAME_PARTS, "Of", "the", "x3", "\u0663d", "GPT-4", "(", "'"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_COIN_PARTS), max_size=30))
+def test_the_coined_word_shortcut_on_generated_text(parts):
+    sample = "".join(parts)
+    if not keyphrase._may_coin(sample):
+        assert keyphrase._COINED.search(sample) is None, sample
+
+
+def test_the_coined_word_test_is_the_same_without_its_shortcut(monkeypatch):
+    """Every sentence of the bundled and pasted abstracts (and its lowercase) as the phrase, the next
+    one as the key phrase, with and without a name: the same answers with the shortcut switched off."""
+    cases = []
+    for abstract in _abstracts():
+        sentences = [s for s in abstract.split(". ") if s]
+        for phrase, key in zip(sentences, sentences[1:] + sentences[:1], strict=True):
+            for p in (phrase, phrase.lower(), phrase[1:]):
+                for name in (None, p.split()[0] if p.split() else None):
+                    cases.append((p, key, name))
+    fast = [keyphrase.coins_a_word_missed(*case) for case in cases]
+    monkeypatch.setattr(keyphrase, "_MAY_COIN", re.compile(""))  # (always "may": the full search)
+    assert [keyphrase.coins_a_word_missed(*case) for case in cases] == fast
+    assert any(fast) and not all(fast)
