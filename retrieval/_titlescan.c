@@ -17,6 +17,15 @@
  * different match (its repeated classes are disjoint from what follows them, or the last [a-z0-9]
  * of a run ends the match), so a left-to-right reading finds the same ones.
  *
+ * cut(text, pos) finds where the rules' _T_CUT (a phrase's first clause break) first matches in
+ * text from pos, as `_T_CUT.search(text, pos).start()` (-1 for none):
+ *   ,\s*(?:c1|c2|...)\b     a comma, then one of the words configure_cut() gave first
+ *   \s(?:s1|s2|...)\b       a space, then one of the second words (a space in one: \s+)
+ *   [;:.!?](?:\s|$)         a sentence or clause mark, then a space or the end
+ *   \s[-–—]\s               a dash between spaces
+ * with \s str.isspace() and \w str.isalnum() or "_", as re has them for a str pattern. The words
+ * open with a letter, so \s* and \s+ never give back a space to what follows them.
+ *
  * retrieval/text.py keeps the regexes as the definition and the fallback (tests compare the two).
  */
 #define PY_SSIZE_T_CLEAN
@@ -247,6 +256,108 @@ fail:
     return NULL;
 }
 
+/* the words of _T_CUT's first two branches (plain lowercase ASCII; a space: \s+) */
+#define MAX_CUT_WORDS 32
+static char cut_words[2][MAX_CUT_WORDS][MAX_LENGTH + 1];
+static int cut_lengths[2][MAX_CUT_WORDS];
+static int n_cut_words[2] = {0, 0};
+static int cut_configured = 0;
+
+static int read_cut_words(PyObject *words, int which) {
+    PyObject *seq = PySequence_Fast(words, "configure_cut() takes two sequences of words");
+    if (seq == NULL) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > MAX_CUT_WORDS) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "too many words");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *word = PySequence_Fast_GET_ITEM(seq, k);
+        Py_ssize_t len = PyUnicode_Check(word) ? PyUnicode_GET_LENGTH(word) : -1;
+        if (len < 1 || len > MAX_LENGTH || !PyUnicode_IS_ASCII(word)) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "a word is an ASCII str of 1 to 32 characters");
+            return -1;
+        }
+        const char *chars = (const char *)PyUnicode_DATA(word);
+        if (!(chars[0] >= 'a' && chars[0] <= 'z')) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "a word opens with a lowercase letter");
+            return -1;
+        }
+        memcpy(cut_words[which][k], chars, (size_t)len);
+        cut_words[which][k][len] = 0;
+        cut_lengths[which][k] = (int)len;
+    }
+    n_cut_words[which] = (int)n;
+    Py_DECREF(seq);
+    return 0;
+}
+
+static PyObject *configure_cut(PyObject *self, PyObject *args) {
+    PyObject *after_comma, *after_space;
+    if (!PyArg_ParseTuple(args, "OO", &after_comma, &after_space)) return NULL;
+    cut_configured = 0;
+    if (read_cut_words(after_comma, 0) < 0 || read_cut_words(after_space, 1) < 0) return NULL;
+    cut_configured = 1;
+    Py_RETURN_NONE;
+}
+
+/* whether one of the words of list `which` is at i, followed by \b */
+static int cut_word_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, int which) {
+#define AT(j) PyUnicode_READ(kind, data, j)
+    if (i >= n || !is_az(AT(i))) return 0;
+    for (int k = 0; k < n_cut_words[which]; k++) {
+        const char *w = cut_words[which][k];
+        Py_ssize_t j = i;
+        int ok = 1;
+        for (int m = 0; m < cut_lengths[which][k] && ok; m++) {
+            if (w[m] == ' ') { /* \s+ */
+                if (j >= n || !Py_UNICODE_ISSPACE(AT(j))) ok = 0;
+                while (ok && j < n && Py_UNICODE_ISSPACE(AT(j))) j++;
+            } else if (j < n && AT(j) == (Py_UCS4)w[m]) {
+                j++;
+            } else {
+                ok = 0;
+            }
+        }
+        if (ok && !(j < n && is_w(AT(j)))) return 1; /* \b after a letter */
+    }
+    return 0;
+}
+
+static PyObject *cut(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t pos;
+    if (!PyArg_ParseTuple(args, "Un", &text, &pos)) return NULL;
+    if (!cut_configured) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_cut() was not called");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (pos < 0) pos = 0;
+    for (Py_ssize_t i = pos; i < n; i++) {
+        Py_UCS4 c = AT(i);
+        if (c == ',') {
+            Py_ssize_t j = i + 1;
+            while (j < n && Py_UNICODE_ISSPACE(AT(j))) j++;
+            if (cut_word_at(kind, data, n, j, 0)) return PyLong_FromSsize_t(i);
+        } else if (c == ';' || c == ':' || c == '.' || c == '!' || c == '?') {
+            if (i + 1 == n || Py_UNICODE_ISSPACE(AT(i + 1))) return PyLong_FromSsize_t(i);
+        } else if (Py_UNICODE_ISSPACE(c)) {
+            if (cut_word_at(kind, data, n, i + 1, 1)) return PyLong_FromSsize_t(i);
+            if (i + 2 < n && (AT(i + 1) == '-' || AT(i + 1) == 0x2013 || AT(i + 1) == 0x2014) &&
+                Py_UNICODE_ISSPACE(AT(i + 2)))
+                return PyLong_FromSsize_t(i);
+        }
+    }
+    return PyLong_FromLong(-1);
+#undef AT
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(keywords, kinds): the keywords hits() looks for, in order, and the kind of each."},
@@ -255,6 +366,9 @@ static PyMethodDef methods[] = {
     {"openings", openings, METH_VARARGS,
      "openings(text, hi) -> ([(start, end)], [(start, end)]): the matches of text.py's _T_NAME and "
      "_T_LOWER_CAMEL in text[:hi]."},
+    {"configure_cut", configure_cut, METH_VARARGS,
+     "configure_cut(after_comma, after_space): the words of cut()'s first two branches."},
+    {"cut", cut, METH_VARARGS, "cut(text, pos) -> int: where _T_CUT.search(text, pos) starts, or -1."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -262,7 +376,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_titlescan", NULL, -
 
 PyMODINIT_FUNC PyInit__titlescan(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 2) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 3) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1434,11 +1434,21 @@ _T_CALLED = _LazyRe(r"[\s,]*\b(?:called|named|termed|dubbed|coined|denoted(?: as
 # nothing by itself: the next statement, or the first sentence, is tried instead.
 _T_ANAPHORA = frozenset("this these that those such it its them they and or but how whether why".split())
 _T_SMALL = frozenset("a an the of for and or to in on with by from via at as into is are".split())
+# the words after a comma, and after a space, that open a clause (a space in one: any run of spaces)
+_T_CUT_SPACES = r"\s+"
+_T_CUT_AFTER_COMMA = (
+    "which", "that", "where", "while", "and", "but", "thus", "so", "achieving", "allowing", "enabling",
+    "leading", "resulting",
+)
+_T_CUT_AFTER_SPACE = (
+    "which", "that", "where", "whereby", "while", "whereas", "so that", "such that", "because", "since",
+    "achieving", "allowing", "enabling", "in order to", "thereby",
+)
 # where a phrase ends: a clause word (after a comma, more of them), a sentence or clause mark, a dash
+# (the compiled scan's cut() finds the same place: _t_cut_at)
 _T_CUT = _LazyRe(  # (the lookahead of the first characters: the engine skips to them)
-    r"(?=[,;:.!?\s])(?:,\s*(?:which|that|where|while|and|but|thus|so|achieving|allowing|enabling|leading|resulting)\b"
-    r"|\s(?:which|that|where|whereby|while|whereas|so\s+that|such\s+that|because|since|achieving|"
-    r"allowing|enabling|in\s+order\s+to|thereby)\b|[;:.!?](?:\s|$)|\s[-–—]\s)"
+    rf"(?=[,;:.!?\s])(?:,\s*(?:{'|'.join(_T_CUT_AFTER_COMMA)})\b"
+    rf"|\s(?:{'|'.join(_T_CUT_AFTER_SPACE).replace(' ', _T_CUT_SPACES)})\b|[;:.!?](?:\s|$)|\s[-–—]\s)"
 )
 
 
@@ -1493,16 +1503,16 @@ def _t_clip(text: str, words: int = 12) -> str:
     dangling last word nor, when the word cap cut it, unfinished short last phrase."""
     pieces = text.split(None, words + 1)
     text = " ".join(pieces[: words + 1])  # the break is searched in these words only
-    m = _T_CUT.search(text, min(len(text), 12))
-    if m:
-        text = text[: m.start()]
+    cut = _t_cut_at(text, min(len(text), 12))
+    if cut != -1:
+        text = text[:cut]
     if "(" in text or "[" in text:
         text = _PARENTHETICAL.sub("", text)
     # a label before an early colon ("principle: preference data vary ..."): what follows is the phrase
     colon = text.find(": ", 0, 14)
     if colon > 0 and " " not in text[:colon].strip():
         text = text[colon + 2 :].lstrip("*_")  # (emphasis markers are dropped from titles anyway)
-    return _t_finish(text.split(None, words)[:words], capped=m is None and len(pieces) > words)
+    return _t_finish(text.split(None, words)[:words], capped=cut == -1 and len(pieces) > words)
 
 
 _T_BREAK_WORDS = frozenset("which that where whereby while whereas who because since thereby".split())
@@ -1601,23 +1611,26 @@ _T_INDEX_KIND = [(_T_MATCH_KIND[" " + word], len(word) + 1) for word in _T_KEYWO
 def _t_scan():  # noqa: ANN202
     """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None; its
     scan of the opening's names is :data:`_t_openings_c` (None with it)."""
-    global _t_scan_c, _t_openings_c
+    global _t_scan_c, _t_openings_c, _t_cut_c
     if _t_scan_c is _UNSET:
         try:
             from retrieval import _titlescan  # type: ignore[attr-defined]
         except ImportError:
             _t_scan_c = _t_openings_c = None
         else:
-            current = getattr(_titlescan, "VERSION", None) == 2  # (a stale build is not used)
+            current = getattr(_titlescan, "VERSION", None) == 3  # (a stale build is not used)
             if current:
                 _titlescan.configure(_T_KEYWORD_WORDS, [kind for kind, _ in _T_INDEX_KIND])
+                _titlescan.configure_cut(_T_CUT_AFTER_COMMA, _T_CUT_AFTER_SPACE)
             _t_scan_c = _titlescan.hits if current else None
             _t_openings_c = _titlescan.openings if current else None
+            _t_cut_c = _titlescan.cut if current else None
     return _t_scan_c
 
 
 _t_scan_c: object = _UNSET
 _t_openings_c: object = _UNSET
+_t_cut_c: object = _UNSET
 
 
 def _t_opening_names(head: str, hi: int) -> list[tuple[str, int]]:
@@ -1641,6 +1654,17 @@ def _t_keyword_hits(lower: str) -> list[tuple[int, int, int]]:
     if scan is not None:
         return scan(lower)
     return [(m.start(), m.end(), _T_MATCH_KIND[m.group()]) for m in _T_KEYWORDS.finditer(lower)]
+
+
+def _t_cut_at(text: str, pos: int) -> int:
+    """Where _T_CUT first matches in ``text`` from ``pos`` (-1 for nowhere): by the compiled scan (the
+    same place, read left to right), else by the regex."""
+    _t_scan()
+    cut = _t_cut_c
+    if cut is not None:
+        return cut(text, pos)
+    m = _T_CUT.search(text, pos)
+    return -1 if m is None else m.start()
 _T_STATEMENT_ADVERBS = (
     "first", "then", "further", "also", "here", "thus", "therefore", "newly", "formally", "systematically",
     "empirically", "theoretically",

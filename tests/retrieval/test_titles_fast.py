@@ -175,11 +175,61 @@ def test_the_compiled_opening_scan_on_the_bundled_and_pasted_abstracts(scan):
         _check_openings(abstract)
 
 
+def _cut_by_regex(sample: str, pos: int) -> int:
+    m = text._T_CUT.search(sample, pos)
+    return -1 if m is None else m.start()
+
+
+def _check_cut(sample: str, positions: range | None = None) -> None:
+    cut = text._t_cut_c
+    for pos in positions if positions is not None else range(len(sample) + 1):
+        assert cut(sample, pos) == _cut_by_regex(sample, pos), (sample, pos)
+
+
+# what _T_CUT tells apart: its words (whole, cut short, run on, capitalised), the marks, \s beyond
+# ASCII (a no-break space, a tab), \w beyond ASCII (é, the Arabic digit three) and "_"
+_CUT_PARTS = [
+    " ", "  ", "\t", "\u00a0", ",", ";", ":", ".", "!", "?", "-", "–", "—", "_", "é", "\u0663", "x",
+    *text._T_CUT_AFTER_COMMA, *text._T_CUT_AFTER_SPACE, "Which", "whic", "thatx", "so  that", "in order",
+    "to", "order", "such", "in", "where\u00a0", "which_",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_CUT_PARTS), max_size=25))
+def test_the_compiled_cut_finds_what_the_regex_finds(scan, parts):
+    _check_cut("".join(parts))
+
+
+def test_the_compiled_cut_on_every_short_text(scan):
+    """Every text of up to four characters over the marks, from every position; every text of up to
+    four of these parts (words, runs of spaces between a phrase's words), from its start and its
+    second character."""
+    for n in range(1, 5):
+        for chars in itertools.product(" ,;.?-—\t\u00a0a_é", repeat=n):
+            _check_cut("".join(chars))
+    parts = [
+        " ", ",", ".", "-", "\u00a0", "_", "é", "which", "whereby", "so", "that", "in order", "to", "Which",
+        "so\u00a0 that", "in \torder  to",
+    ]
+    for n in range(1, 5):
+        for chosen in itertools.product(parts, repeat=n):
+            _check_cut("".join(chosen), range(2))
+
+
+def test_the_compiled_cut_on_the_bundled_and_pasted_abstracts(scan):
+    for abstract in _abstracts():
+        head = text._t_head(abstract)
+        _check_cut(head)
+        _check_cut(" ".join(head.split()[:15]))
+
+
 def test_without_the_compiled_scan_the_rules_find_the_same(monkeypatch):
     abstracts = _abstracts()
     titles = [text.derive_title(a) for a in abstracts]
     monkeypatch.setattr(text, "_t_scan_c", None)
     monkeypatch.setattr(text, "_t_openings_c", None)
+    monkeypatch.setattr(text, "_t_cut_c", None)
     assert [text.derive_title(a) for a in abstracts] == titles
 
 
