@@ -26,6 +26,10 @@
  * with \s str.isspace() and \w str.isalnum() or "_", as re has them for a str pattern. The words
  * open with a letter, so \s* and \s+ never give back a space to what follows them.
  *
+ * glued(text) finds where _t_unglue puts a space: after each full stop (not the first character)
+ * that a lowercase letter or ")" comes before and a capital and a lowercase letter after, the ends of
+ * the matches of `\.(?=[A-Z][a-z])` from 1 (the classes ASCII) that pass that test, in text order.
+ *
  * retrieval/text.py keeps the regexes as the definition and the fallback (tests compare the two).
  */
 #define PY_SSIZE_T_CLEAN
@@ -40,7 +44,8 @@ static Py_UCS4 keywords[MAX_KEYWORDS][MAX_LENGTH];
 static Py_UCS1 ascii[MAX_KEYWORDS][MAX_LENGTH]; /* the same, for 1-byte strings */
 static Py_ssize_t lengths[MAX_KEYWORDS];
 static PyObject *kinds[MAX_KEYWORDS]; /* (ints, held) */
-static unsigned char opens[256]; /* opens[c]: some keyword starts with character c */
+static unsigned char opens[256]; /* opens[c]: how many keywords start with character c */
+static unsigned char by_first[128][MAX_KEYWORDS]; /* by_first[c]: those keywords, in order */
 
 static PyObject *configure(PyObject *self, PyObject *args) {
     PyObject *words, *kind_list;
@@ -88,7 +93,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
             ascii[k][j] = (Py_UCS1)keywords[k][j];
         }
         lengths[k] = len;
-        opens[ascii[k][0]] = 1;
+        by_first[ascii[k][0]][opens[ascii[k][0]]++] = (unsigned char)k;
     }
     n_keywords = (int)n;
     Py_DECREF(seq);
@@ -99,10 +104,11 @@ static PyObject *configure(PyObject *self, PyObject *args) {
 static int keyword_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i) {
     if (i + 1 >= n) return -1;
     Py_UCS4 first = PyUnicode_READ(kind, data, i + 1);
-    if (first > 255 || !opens[first]) return -1;
-    for (int k = 0; k < n_keywords; k++) {
+    if (first > 127 || !opens[first]) return -1;
+    for (int f = 0; f < opens[first]; f++) { /* the keywords that start so, in order */
+        int k = by_first[first][f];
         Py_ssize_t len = lengths[k];
-        if (i + 1 + len > n || keywords[k][0] != first) continue;
+        if (i + 1 + len > n) continue;
         if (kind == PyUnicode_1BYTE_KIND) {
             if (memcmp((const Py_UCS1 *)data + i + 1, ascii[k], (size_t)len) == 0) return k;
             continue;
@@ -256,6 +262,41 @@ fail:
     return NULL;
 }
 
+static PyObject *glued(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "glued() takes a str");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(arg);
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+#define AT(j) PyUnicode_READ(kind, data, j)
+    for (Py_ssize_t i = 1; i + 2 < n; i++) {
+        if (kind == PyUnicode_1BYTE_KIND) { /* to the next full stop */
+            const Py_UCS1 *s = (const Py_UCS1 *)data;
+            const Py_UCS1 *dot = memchr(s + i, '.', (size_t)(n - 2 - i));
+            if (dot == NULL) break;
+            i = dot - s;
+        } else if (AT(i) != '.') {
+            continue;
+        }
+        Py_UCS4 before = AT(i - 1);
+        if (is_AZ(AT(i + 1)) && is_az(AT(i + 2)) && (before == ')' || is_az(before))) {
+            PyObject *end = PyLong_FromSsize_t(i + 1);
+            if (end == NULL || PyList_Append(out, end) < 0) {
+                Py_XDECREF(end);
+                Py_DECREF(out);
+                return NULL;
+            }
+            Py_DECREF(end);
+        }
+    }
+#undef AT
+    return out;
+}
+
 /* the words of _T_CUT's first two branches (plain lowercase ASCII; a space: \s+) */
 #define MAX_CUT_WORDS 32
 static char cut_words[2][MAX_CUT_WORDS][MAX_LENGTH + 1];
@@ -366,6 +407,7 @@ static PyMethodDef methods[] = {
     {"openings", openings, METH_VARARGS,
      "openings(text, hi) -> ([(start, end)], [(start, end)]): the matches of text.py's _T_NAME and "
      "_T_LOWER_CAMEL in text[:hi]."},
+    {"glued", glued, METH_O, "glued(text) -> [int]: where text.py's _t_unglue puts a space."},
     {"configure_cut", configure_cut, METH_VARARGS,
      "configure_cut(after_comma, after_space): the words of cut()'s first two branches."},
     {"cut", cut, METH_VARARGS, "cut(text, pos) -> int: where _T_CUT.search(text, pos) starts, or -1."},

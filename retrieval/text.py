@@ -1610,13 +1610,13 @@ _T_INDEX_KIND = [(_T_MATCH_KIND[" " + word], len(word) + 1) for word in _T_KEYWO
 
 def _t_scan():  # noqa: ANN202
     """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None; its
-    scan of the opening's names is :data:`_t_openings_c` (None with it)."""
-    global _t_scan_c, _t_openings_c, _t_cut_c
+    other scans are :data:`_t_openings_c`, :data:`_t_cut_c` and :data:`_t_glued_c` (None with it)."""
+    global _t_scan_c, _t_openings_c, _t_cut_c, _t_glued_c
     if _t_scan_c is _UNSET:
         try:
             from retrieval import _titlescan  # type: ignore[attr-defined]
         except ImportError:
-            _t_scan_c = _t_openings_c = None
+            _t_scan_c = _t_openings_c = _t_cut_c = _t_glued_c = None
         else:
             current = getattr(_titlescan, "VERSION", None) == 3  # (a stale build is not used)
             if current:
@@ -1625,12 +1625,14 @@ def _t_scan():  # noqa: ANN202
             _t_scan_c = _titlescan.hits if current else None
             _t_openings_c = _titlescan.openings if current else None
             _t_cut_c = _titlescan.cut if current else None
+            _t_glued_c = _titlescan.glued if current else None
     return _t_scan_c
 
 
 _t_scan_c: object = _UNSET
 _t_openings_c: object = _UNSET
 _t_cut_c: object = _UNSET
+_t_glued_c: object = _UNSET
 
 
 def _t_opening_names(head: str, hi: int) -> list[tuple[str, int]]:
@@ -2339,17 +2341,28 @@ def _t_unglue(head: str) -> str:
     """A sentence end with no space after it gets one ("... editing.Our method, FLATTEN, ...": two
     sentences): a full stop after a lowercase letter or ")" and before a capital and a lowercase
     letter. (A regex with that lookbehind costs several times more: it has no literal to skip to.)"""
+    _t_scan()
+    glued = _t_glued_c
+    ends = glued(head) if glued is not None else _t_glued(head)
+    if not ends:
+        return head
     parts: list[str] = []
     last = 0
+    for end in ends:
+        parts.append(head[last:end])
+        last = end
+    parts.append(head[last:])
+    return " ".join(parts)
+
+
+def _t_glued(head: str) -> list[int]:
+    """Where :func:`_t_unglue` puts a space, by the regex (the compiled scan's glued() finds the same)."""
+    ends: list[int] = []
     for m in _T_DOT_CAPITAL.finditer(head, 1):
         before = head[m.start() - 1]
         if before == ")" or "a" <= before <= "z":
-            parts.append(head[last : m.end()])
-            last = m.end()
-    if not parts:
-        return head
-    parts.append(head[last:])
-    return " ".join(parts)
+            ends.append(m.end())
+    return ends
 
 
 def _t_lower(head: str) -> str:

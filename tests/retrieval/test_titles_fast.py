@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -224,13 +225,55 @@ def test_the_compiled_cut_on_the_bundled_and_pasted_abstracts(scan):
         _check_cut(" ".join(head.split()[:15]))
 
 
+def _glued_by_regex(sample: str) -> list[int]:
+    dots = text._T_DOT_CAPITAL.finditer(sample, 1)
+    return [m.end() for m in dots if sample[m.start() - 1] in _BEFORE_GLUED]
+
+
+_BEFORE_GLUED = ")abcdefghijklmnopqrstuvwxyz"
+
+
+def test_the_compiled_glued_stops_on_every_short_text(scan):
+    """Every text of up to six characters over what the test tells apart (a capital and a letter
+    beyond ASCII, a digit, a space), as a 1-byte str and as a wider one."""
+    glued = text._t_glued_c
+    for n in range(1, 7):
+        for chars in itertools.product(".aZ)é0 ", repeat=n):
+            sample = "".join(chars)
+            assert glued(sample) == _glued_by_regex(sample), sample
+            assert glued(sample + "Ω") == _glued_by_regex(sample + "Ω"), sample
+    assert text._t_glued(" one.Two ().Ab.Cd") == _glued_by_regex(" one.Two ().Ab.Cd") == [5, 12, 15]
+
+
+def test_the_compiled_glued_stops_on_the_bundled_and_pasted_abstracts(scan):
+    for abstract in _abstracts():
+        for sample in (abstract, abstract.replace(". ", "."), abstract.replace(". ", ".") + "—"):
+            assert text._t_glued_c(sample) == _glued_by_regex(sample) == text._t_glued(sample)
+
+
 def test_without_the_compiled_scan_the_rules_find_the_same(monkeypatch):
     abstracts = _abstracts()
+    abstracts += [a.replace(". ", ".") for a in abstracts]
     titles = [text.derive_title(a) for a in abstracts]
     monkeypatch.setattr(text, "_t_scan_c", None)
     monkeypatch.setattr(text, "_t_openings_c", None)
     monkeypatch.setattr(text, "_t_cut_c", None)
+    monkeypatch.setattr(text, "_t_glued_c", None)
     assert [text.derive_title(a) for a in abstracts] == titles
+
+
+def test_without_the_compiled_module_the_rules_find_the_same(monkeypatch):
+    """retrieval._titlescan not built (its import fails): every scan falls back to its regex."""
+    abstracts = _abstracts()[:60]
+    titles = [text.derive_title(a) for a in abstracts]
+    import retrieval
+
+    monkeypatch.delattr(retrieval, "_titlescan", raising=False)
+    monkeypatch.setitem(sys.modules, "retrieval._titlescan", None)  # (its import raises ImportError)
+    for scan_c in ("_t_scan_c", "_t_openings_c", "_t_cut_c", "_t_glued_c"):
+        monkeypatch.setattr(text, scan_c, text._UNSET)
+    assert [text.derive_title(a) for a in abstracts] == titles
+    assert text._t_scan_c is text._t_cut_c is text._t_glued_c is None
 
 
 def _check_text(abstract: str) -> None:
