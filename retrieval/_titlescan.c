@@ -132,15 +132,12 @@ static PyObject *hits(PyObject *self, PyObject *arg) {
     if (out == NULL) return NULL;
     Py_ssize_t i = 0;
     while (i < n) {
-        if (kind == PyUnicode_1BYTE_KIND) { /* to the next space */
-            const Py_UCS1 *s = (const Py_UCS1 *)data;
-            const Py_UCS1 *space = memchr(s + i, ' ', (size_t)(n - i));
-            if (space == NULL) break;
-            i = space - s;
-        } else if (PyUnicode_READ(kind, data, i) != ' ') {
-            i++;
-            continue;
+        i = PyUnicode_FindChar(arg, ' ', i, n, 1); /* to the next space */
+        if (i == -2) {
+            Py_DECREF(out);
+            return NULL;
         }
+        if (i < 0) break;
         int found = keyword_at(kind, data, n, i);
         if (found < 0) {
             i++;
@@ -274,14 +271,12 @@ static PyObject *glued(PyObject *self, PyObject *arg) {
     if (out == NULL) return NULL;
 #define AT(j) PyUnicode_READ(kind, data, j)
     for (Py_ssize_t i = 1; i + 2 < n; i++) {
-        if (kind == PyUnicode_1BYTE_KIND) { /* to the next full stop */
-            const Py_UCS1 *s = (const Py_UCS1 *)data;
-            const Py_UCS1 *dot = memchr(s + i, '.', (size_t)(n - 2 - i));
-            if (dot == NULL) break;
-            i = dot - s;
-        } else if (AT(i) != '.') {
-            continue;
+        i = PyUnicode_FindChar(arg, '.', i, n - 2, 1); /* to the next full stop */
+        if (i == -2) {
+            Py_DECREF(out);
+            return NULL;
         }
+        if (i < 0) break;
         Py_UCS4 before = AT(i - 1);
         if (is_AZ(AT(i + 1)) && is_az(AT(i + 2)) && (before == ')' || is_az(before))) {
             PyObject *end = PyLong_FromSsize_t(i + 1);
