@@ -566,7 +566,7 @@ class Merger:
                     scatter(post_tf, post_cursor, ids, counts, tf, 0, False)
                     scatter(post_docs, post_cursor, ids, counts, part_docs.astype(np.int32, copy=False),
                             part.doc_base, True)  # fmt: skip
-                    scatter(positions, pos_cursor, part.ids, part.pos_count,
+                    scatter(positions, pos_cursor, ids, part.pos_count,
                             part_positions.astype(pos_dtype, copy=False), part.stream_base, True)  # fmt: skip
                 else:
                     if part.doc_base:

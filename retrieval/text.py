@@ -1667,6 +1667,8 @@ def _t_cut_at(text: str, pos: int) -> int:
         return cut(text, pos)
     m = _T_CUT.search(text, pos)
     return -1 if m is None else m.start()
+
+
 _T_STATEMENT_ADVERBS = (
     "first", "then", "further", "also", "here", "thus", "therefore", "newly", "formally", "systematically",
     "empirically", "theoretically",
