@@ -491,6 +491,14 @@ static inline unsigned char class_of(Py_UCS4 c) {
         for (Py_ssize_t i = 0; i < hn; i++) {                                                      \
             Py_UCS4 c = READ(i);                                                                   \
             if (WIDE && !accepted(c)) return -1;                                                   \
+            if (after_word && (CLASS(c) & C_WORD)) {                                               \
+                /* a word character after one (most of a text): inside a word, no quote, no dash, \
+                 * no full stop, no place a subject opens: only the two stores */                  \
+                t[nt_] = c;                                                                        \
+                lo[nt_] = WIDE ? to_lower(c) : lower_ascii[c];                                     \
+                nt_++;                                                                             \
+                continue;                                                                          \
+            }                                                                                      \
             if (WIDE && (c == 0x2014 || c == 0x2013)) {                                            \
                 EMIT(' ', ' ', CLASS);                                                             \
                 EMIT(c, WIDE ? to_lower(c) : lower_ascii[c], CLASS);                               \
@@ -522,9 +530,18 @@ static int load_text_1(const void *data, Py_ssize_t hn, int ascii) {
 }
 
 static int load_text_n(int kind, const void *data, Py_ssize_t hn) {
-#define READN(i) PyUnicode_READ(kind, data, i)
-    LOAD_TEXT(READN, 1, class_of);
-#undef READN
+    /* one loop per kind: no switch on the kind at each character */
+    if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *d = (const Py_UCS2 *)data;
+#define READ2(i) ((Py_UCS4)d[i])
+        LOAD_TEXT(READ2, 1, class_of);
+#undef READ2
+    } else {
+        const Py_UCS4 *d = (const Py_UCS4 *)data;
+#define READ4(i) (d[i])
+        LOAD_TEXT(READ4, 1, class_of);
+#undef READ4
+    }
     return 0;
 }
 
