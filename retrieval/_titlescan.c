@@ -132,12 +132,20 @@ static PyObject *hits(PyObject *self, PyObject *arg) {
     if (out == NULL) return NULL;
     Py_ssize_t i = 0;
     while (i < n) {
-        i = PyUnicode_FindChar(arg, ' ', i, n, 1); /* to the next space */
-        if (i == -2) {
-            Py_DECREF(out);
-            return NULL;
+        if (kind == PyUnicode_1BYTE_KIND) {
+            /* to the next space that a keyword's first character follows (any other space
+             * starts no match): one comparison a character, no call */
+            const Py_UCS1 *d = (const Py_UCS1 *)data;
+            while (i + 1 < n && !(d[i] == ' ' && opens[d[i + 1]])) i++;
+            if (i + 1 >= n) break;
+        } else {
+            i = PyUnicode_FindChar(arg, ' ', i, n, 1); /* to the next space */
+            if (i == -2) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            if (i < 0) break;
         }
-        if (i < 0) break;
         int found = keyword_at(kind, data, n, i);
         if (found < 0) {
             i++;
