@@ -1951,8 +1951,8 @@ def _t_candidates(
                     found.append((m.group("n"), at))
                     bonus[m.group("n")] = max(bonus.get(m.group("n"), 0), _T_DEFINED_BONUS)
         i = head.find("(", i + 1)
-    commas = list(_T_COMMA_CAPITAL.finditer(head))
-    if ": " in head:
+    commas = list(_T_COMMA_CAPITAL.finditer(head)) if "," in head else []  # (a memchr first: see _t_has)
+    if _t_has(head, ": "):
         commas = sorted(commas + list(_T_COLON_CAPITAL.finditer(head)), key=lambda m: m.start())
     for m in commas:  # "a novel approach, GeneOH Diffusion, ...", "dataset, EQA-MX"
         noun = head[head.rfind(" ", 0, m.start()) + 1 : m.start()].lower()
@@ -1998,7 +1998,7 @@ def _t_candidates(
         # (EDL)") or of a task ("we introduce X (IOD), a new task that ...") counts less
         weak = not _t_ours(lower, start) or _T_TASK.match(head, start + len(token))
         bonus[token] = max(bonus.get(token, 0), 8 if weak else 10)
-    if "://" in head:  # a project page ending in the name (github.com/x/FreeReg)
+    if _t_has(head, "://"):  # a project page ending in the name (github.com/x/FreeReg)
         for m in _T_URL_NAME.finditer(head):
             token = m.group(1).removesuffix(".git")
             if not any(c.isupper() for c in token):  # github.com/x/ovor: the text's OVOR
@@ -2367,6 +2367,13 @@ def _t_glued(head: str) -> list[int]:
     return ends
 
 
+def _t_has(text: str, needle: str) -> bool:
+    """``needle in text``, its first character looked for first. (CPython reads the text character
+    by character for a needle of two or more characters, ~1 ns each, 3 µs for ": " in a title
+    region; for one character it calls memchr, ~30x faster: most regions lack the first character.)"""
+    return needle[0] in text and needle in text
+
+
 def _t_lower(head: str) -> str:
     """``head.lower()`` with the same length, so positions found in one index the other."""
     lower = head.lower()
@@ -2386,7 +2393,7 @@ def _t_head(abstract: str) -> str:
         head = head[: head.rfind(" ") + 1] or head  # no word cut at the end
     if "\n" in head or "\t" in head:
         head = head.replace("\n", " ").replace("\t", " ")
-    if "\\" in head or "**" in head or "__" in head:  # \textbf{DoLa}, **BaDExpert**: the plain words
+    if "\\" in head or _t_has(head, "**") or _t_has(head, "__"):  # \textbf{DoLa}, **BaDExpert**: plain words
         if (  # (what _T_MARKUP needs: its scan tries every character)
             "**" in head
             or "__" in head

@@ -336,6 +336,36 @@ def test_the_shortcuts_on_generated_text(sample):
     _check_text(sample)
 
 
+# -- the substring test that looks for the needle's first character first (text._t_has)
+
+_NEEDLES = (": ", "://", "**", "__", "x:", "é*", ":\u0100")
+
+
+def test_the_first_character_substring_test_on_every_short_text():
+    """Every text of up to four characters over the needles' characters and two others: _t_has is
+    ``in`` for each needle the rules ask it about and a few more (1-, 2- and 4-byte strings)."""
+    for n in range(5):
+        for chars in itertools.product(": /*_xé\u0100", repeat=n):
+            sample = "".join(chars)
+            for needle in _NEEDLES:
+                assert text._t_has(sample, needle) == (needle in sample), (sample, needle)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts(), st.sampled_from(_NEEDLES))
+def test_the_first_character_substring_test_on_generated_text(sample, needle):
+    for s in (sample, text._t_head(sample)):
+        assert text._t_has(s, needle) == (needle in s), (s, needle)
+
+
+def test_the_first_character_substring_test_on_the_bundled_and_pasted_abstracts():
+    for abstract in _abstracts():
+        head = text._t_head(abstract)
+        for needle in _NEEDLES:
+            assert text._t_has(head, needle) == (needle in head), needle
+            assert text._t_has(abstract, needle) == (needle in abstract), needle
+
+
 # -- the coined-word test's shortcut (keyphrase.coins_a_word_missed)
 
 
