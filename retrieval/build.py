@@ -25,7 +25,7 @@ import os
 import sys
 import tempfile
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -385,6 +385,18 @@ class Merged:
     docs_tokens: list[list[str]] | None  # every doc's index tokens, when asked for
 
 
+@dataclass(slots=True, frozen=True)
+class MergedShape:
+    """The merged arrays' sizes, known before :meth:`Merger.finish` fills them (its ``place``)."""
+
+    df: np.ndarray  # int64 per term: its postings (``indptr`` is its running sum)
+    n_docs: int
+    tf_dtype: np.dtype
+    n_positions: int
+    pos_dtype: np.dtype
+    term_chars: int  # the terms' characters, all together
+
+
 class Merger:
     """Merges :class:`TokenChunk` s, given in corpus order, into the index arrays."""
 
@@ -527,9 +539,15 @@ class Merger:
             os.close(fd)
         self._files.clear()
 
-    def finish(self) -> Merged:
-        """The merged arrays (the chunks' parts are released as they are copied in)."""
+    def finish(self, place: Callable[[MergedShape], Mapping[str, np.ndarray] | None] | None = None) -> Merged:
+        """The merged arrays (the chunks' parts are released as they are copied in).
+
+        ``place(shape)`` may give, by name, the memory some of them are to be made in (``indptr``,
+        ``post_docs``, ``post_tf``, ``doc_start``, ``pos_indptr``, ``positions``: 1-d arrays of the
+        shape's sizes and dtypes; e.g. their place in the cache file's memory map), or None: the
+        others are allocated here. The values are the same either way."""
         terms = list(self._vocab)
+        term_chars = sum(map(len, terms))
         self._vocab.clear()
         self._worker_terms.clear()
         self._parked.clear()
@@ -540,14 +558,29 @@ class Merger:
         for part in self._parts:
             df[part.ids] += part.post_df  # a chunk's ids are distinct
             pos_count[part.ids] += part.pos_count
-        indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        tf_dtype = np.dtype(np.uint16 if self._max_tf < 2**16 else np.uint32)
+        pos_dtype = np.dtype(np.int32 if self._n_stream < 2**31 else np.int64)
+        n_post, n_pos = int(df.sum()), int(pos_count.sum())
+        shape = MergedShape(df, self._n_docs, tf_dtype, n_pos, pos_dtype, term_chars)
+        given = place(shape) if place is not None else None
+
+        def array(name: str, dtype: np.dtype, count: int) -> np.ndarray:
+            out = None if given is None else given.get(name)
+            if out is None:
+                return np.empty(count, dtype=dtype)
+            if out.dtype != dtype or out.shape != (count,):
+                raise ValueError(f"the place given for {name} is not {count} of {dtype}")
+            return out
+
+        indptr = array("indptr", np.dtype(np.int64), n_terms + 1)
+        indptr[0] = 0
         np.cumsum(df, out=indptr[1:])
-        pos_indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        pos_indptr = array("pos_indptr", np.dtype(np.int64), n_terms + 1)
+        pos_indptr[0] = 0
         np.cumsum(pos_count, out=pos_indptr[1:])
-        post_docs = np.empty(int(indptr[-1]), dtype=np.int32)
-        post_tf = np.empty(int(indptr[-1]), dtype=np.uint16 if self._max_tf < 2**16 else np.uint32)
-        pos_dtype = np.int32 if self._n_stream < 2**31 else np.int64
-        positions = np.empty(int(pos_indptr[-1]), dtype=pos_dtype)
+        post_docs = array("post_docs", np.dtype(np.int32), n_post)
+        post_tf = array("post_tf", tf_dtype, n_post)
+        positions = array("positions", pos_dtype, n_pos)
         post_cursor = indptr[:-1].copy()
         pos_cursor = pos_indptr[:-1].copy()
         scatter = self._scatter
@@ -586,7 +619,8 @@ class Merger:
         self._parts.clear()
         doc_len = np.concatenate(self._doc_len).astype(np.int64) if self._doc_len else np.zeros(0, np.int64)
         stream_len = np.concatenate(self._stream_len) if self._stream_len else np.zeros(0, np.int64)
-        doc_start = np.zeros(len(stream_len) + 1, dtype=np.int64)
+        doc_start = array("doc_start", np.dtype(np.int64), len(stream_len) + 1)
+        doc_start[0] = 0
         np.cumsum(stream_len, out=doc_start[1:])
         docs_tokens = None
         if self._tokens is not None:
@@ -902,7 +936,7 @@ class CorpusBuild:
     """A corpus read and tokenized: the merged postings, the catalogue arrays (``paper_text``
     absent when it went to the spill file) and what the ingest report says."""
 
-    merged: Merged
+    merged: Merged | None  # None only while the merger finishes (see ``build_corpus``'s ``place``)
     catalogue: dict[str, np.ndarray]
     area_names: list[str]
     text_bytes: int
@@ -929,6 +963,7 @@ def build_corpus(
     chunk_docs: int = CHUNK_DOCS,
     split_bytes: int | None = None,
     worker_files: tuple[Path, str] | None = None,
+    place: Callable[[MergedShape, CorpusBuild], Mapping[str, np.ndarray] | None] | None = None,
 ) -> CorpusBuild:
     """Read, de-duplicate and tokenize a corpus (see :func:`retrieval.corpus.load_corpus` for what
     is read, :func:`retrieval.index.build_index` for the arrays: both give the same).
@@ -949,6 +984,8 @@ def build_corpus(
             that prefix, instead of sending them to this process (see :class:`StoredChunk`,
             ``CorpusBuild.text_segments``). The caller removes them (:func:`remove_worker_files`)
             once it has copied the text.
+        place: ``place(shape, build)``: the memory the merged arrays are to be made in (see
+            :meth:`Merger.finish`), given the build without them (``merged`` None) so far.
 
     Raises:
         CorpusError: The path is missing or holds no corpus file, or no paper could be loaded.
@@ -972,7 +1009,7 @@ def build_corpus(
 
     store = None if worker_files is None else (str(worker_files[0]), worker_files[1])
     return _build(path, files, ignored, displays, plan, headers, spill, postings_spill, keep_tokens,
-                  workers, progress, chunk_docs, store)  # fmt: skip
+                  workers, progress, chunk_docs, store, place)  # fmt: skip
 
 
 def remove_worker_files(worker_files: tuple[Path, str]) -> None:
@@ -996,6 +1033,7 @@ def _build(
     progress: Callable[[str, int, int], None] | None,
     chunk_docs: int,
     store: tuple[str, str] | None,
+    place: Callable[[MergedShape, CorpusBuild], Mapping[str, np.ndarray] | None] | None = None,
 ) -> CorpusBuild:
     from retrieval.corpus import area_key, canonical_areas, display_path, no_paper_error
 
@@ -1030,12 +1068,8 @@ def _build(
     text_bytes, text_segments = builder.text_bytes, tuple(builder.text_segments)
     content_ids.clear()  # these go before the merged arrays fill (the build's peak)
     del kept, dedup, id_of, builder
-    try:
-        merged = merger.finish()
-    finally:
-        merger.close()
-    return CorpusBuild(
-        merged=merged,
+    built = CorpusBuild(
+        merged=None,
         catalogue=catalogue,
         area_names=area_names,
         text_bytes=text_bytes,
@@ -1047,6 +1081,11 @@ def _build(
         cp1252_files=tuple(cp1252),
         ignored_files=tuple(display_path(f) for f in ignored),
     )
+    try:
+        built.merged = merger.finish(None if place is None else lambda shape: place(shape, built))
+    finally:
+        merger.close()
+    return built
 
 
 def _split_files(

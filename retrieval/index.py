@@ -39,7 +39,7 @@ import numpy.typing as npt
 from retrieval import catalogue as catalogue_module
 from retrieval import postings as postings_module
 from retrieval.answer import answer as _answer
-from retrieval.build import ChunkTokenizer, Merged, Merger
+from retrieval.build import ChunkTokenizer, CorpusBuild, Merged, MergedShape, Merger
 from retrieval.catalogue import Catalogue, FileBlob, PaperTable, catalogue_arrays
 from retrieval.errors import CorpusError
 from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults, SkippedBlock
@@ -278,8 +278,42 @@ def build_index(
     return index
 
 
-def _core_arrays(merged: Merged, params: BM25Params) -> tuple[dict[str, np.ndarray], float]:
-    """The scoring core's arrays (and avgdl) from the merged chunks."""
+def _core_sizes(shape: MergedShape) -> dict[str, tuple[np.dtype, int]]:
+    """The dtype and length of each of the scoring core's arrays (:func:`_core_arrays`), in their
+    order, from the merged arrays' shape."""
+    n_terms, n_docs = len(shape.df), shape.n_docs
+    n_post = int(shape.df.sum())
+    i8, f8 = np.dtype(np.int64), np.dtype(np.float64)
+    return {
+        "indptr": (i8, n_terms + 1),
+        "post_docs": (np.dtype(np.int32), n_post),
+        "post_tf": (shape.tf_dtype, n_post),
+        "idf": (f8, n_terms),
+        "baseline": (f8, n_terms),
+        "doc_len": (np.dtype(np.int32), n_docs),
+        "doc_start": (i8, n_docs + 1),
+        "pos_indptr": (i8, n_terms + 1),
+        "positions": (shape.pos_dtype, shape.n_positions),
+        **postings_module.pruning_sizes(shape.df, n_docs),
+    }
+
+
+def _core_arrays(
+    merged: Merged, params: BM25Params, out: Mapping[str, np.ndarray] | None = None
+) -> tuple[dict[str, np.ndarray], float]:
+    """The scoring core's arrays (and avgdl) from the merged chunks; those made by this function
+    (``idf``, ``baseline``, ``doc_len`` and the pruning arrays) in ``out``'s arrays when it has
+    them (see :func:`_core_sizes`), the same values."""
+
+    def put(name: str, values: np.ndarray) -> np.ndarray:
+        given = None if out is None else out.get(name)
+        if given is None:
+            return values
+        if given.shape != values.shape or given.dtype != values.dtype:
+            raise ValueError(f"the place given for {name} is not {values.shape} of {values.dtype}")
+        given[...] = values
+        return given
+
     n = len(merged.doc_len)
     lengths = merged.doc_len
     if merged.docs_tokens is not None:
@@ -295,19 +329,19 @@ def _core_arrays(merged: Merged, params: BM25Params) -> tuple[dict[str, np.ndarr
     else:
         idf_values = idf_like_rank_bm25(params, merged.df.tolist(), n)
         avgdl = int(lengths.sum()) / n  # rank-bm25: num_doc / corpus_size
-    idf = np.asarray(idf_values, dtype=np.float64)
+    idf = put("idf", np.asarray(idf_values, dtype=np.float64))
     arrays: dict[str, np.ndarray] = {
         "indptr": merged.indptr,
         "post_docs": merged.post_docs,
         "post_tf": merged.post_tf,
         "idf": idf,
-        "baseline": baselines(params, idf),
-        "doc_len": lengths.astype(np.int32),
+        "baseline": put("baseline", baselines(params, idf)),
+        "doc_len": put("doc_len", lengths.astype(np.int32)),
         "doc_start": merged.doc_start,
         "pos_indptr": merged.pos_indptr,
         "positions": merged.positions,
     }
-    arrays.update(postings_module.pruning_arrays(arrays, params, avgdl))
+    arrays.update(postings_module.pruning_arrays(arrays, params, avgdl, out=out))
     return arrays, avgdl
 
 
@@ -498,87 +532,225 @@ def _save(index: Index, path: Path, meta: dict[str, Any]) -> None:
     _save_arrays(index.arrays(), index.terms, path, meta)
 
 
-def _save_arrays(arrays: dict[str, Any], terms: Sequence[str], path: Path, meta: dict[str, Any]) -> None:
-    """Write the cache atomically: a temp file in the same folder (its name holds our pid, so a
-    sweep can tell a live writer's file from debris), then os.replace."""
-    arrays = dict(arrays)
-    if "vocab_hash" not in arrays:  # a build's arrays: add the vocabulary as stored (postings.Vocabulary)
-        arrays.update(postings_module.vocabulary_arrays(terms))
+class _Size:
+    """An array not made yet, as :func:`_layout` sees one (its dtype and length)."""
+
+    def __init__(self, dtype: np.dtype, count: int) -> None:
+        self.dtype, self.size = np.dtype(dtype), int(count)
+        self.nbytes = self.dtype.itemsize * self.size
+
+
+def _layout(arrays: Mapping[str, Any], *, crc: bool = True) -> tuple[dict[str, dict[str, Any]], int]:
+    """The cache file's sections (per array: its offset from the data start, dtype, length and, up
+    to :data:`_CRC_MAX_BYTES`, CRC-32) and the data's bytes. ``crc=False``: a ten-digit stand-in for
+    each CRC (for a header's likely size)."""
     sections: dict[str, dict[str, Any]] = {}
     offset = 0
     for name, arr in arrays.items():
-        if isinstance(arr, _Spilled):
-            crc = None
-            if arr.nbytes <= _CRC_MAX_BYTES:
-                crc = 0
+        small = arr.nbytes <= _CRC_MAX_BYTES
+        if isinstance(arr, (_Spilled, _Size)):
+            value = None
+            if small and not crc:
+                value = 4294967295
+            elif small and isinstance(arr, _Spilled):
+                value = 0
                 for block in arr.blocks():
-                    crc = zlib.crc32(block, crc)
-            sections[name] = {"offset": offset, "dtype": "|u1", "count": arr.nbytes, "crc": crc}
-            offset += -(-arr.nbytes // _ALIGN) * _ALIGN
-            continue
-        arr = np.ascontiguousarray(arr)
-        arrays[name] = arr
-        nbytes = int(arr.nbytes)
+                    value = zlib.crc32(block, value)
+            dtype = arr.dtype
+        else:
+            value = (zlib.crc32(memoryview(arr).cast("B")) if crc else 4294967295) if small else None
+            dtype = arr.dtype
         sections[name] = {
             "offset": offset,
-            "dtype": arr.dtype.newbyteorder("<").str if arr.dtype.byteorder == "=" else arr.dtype.str,
+            "dtype": "|u1" if isinstance(arr, _Spilled) else (
+                dtype.newbyteorder("<").str if dtype.byteorder == "=" else dtype.str),
             "count": int(arr.size),
-            "crc": zlib.crc32(memoryview(arr).cast("B")) if nbytes <= _CRC_MAX_BYTES else None,
-        }
-        offset += -(-nbytes // _ALIGN) * _ALIGN
-    header = dict(meta, format=CACHE_FORMAT, sections=sections, data_bytes=offset)
+            "crc": value,
+        }  # fmt: skip
+        offset += -(-int(arr.nbytes) // _ALIGN) * _ALIGN
+    return sections, offset
+
+
+def _header_bytes(
+    meta: dict[str, Any], sections: dict[str, dict[str, Any]], data_bytes: int
+) -> tuple[bytes, int]:
+    """The file's first bytes up to its data (magic, header length and CRC, header, zeros), and
+    where the data starts (the next multiple of 4096)."""
+    header = dict(meta, format=CACHE_FORMAT, sections=sections, data_bytes=data_bytes)
     raw = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     data_start = -(-(_PREFIX + len(raw)) // 4096) * 4096
     header_bytes = np.zeros(4, dtype="<u8")  # [header length, CRC, data start, 0]
     header_bytes[:3] = [len(raw), zlib.crc32(raw), data_start]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(_MAGIC)
-            fh.write(header_bytes[:2].tobytes())
-            fh.write(raw)
-            fh.write(b"\0" * (data_start - _PREFIX - len(raw)))
-            for arr in arrays.values():
+    head = _MAGIC + header_bytes[:2].tobytes() + raw
+    return head + b"\0" * (data_start - len(head)), data_start
+
+
+class _CacheWriter:
+    """A cache file being written: a temp file in its folder (its name holds our pid, so a sweep can
+    tell a live writer's file from debris), written through a shared memory map, so each byte of the
+    file is written once, in the page cache (no array in this process's own memory, no copy by
+    ``write()``).
+
+    :meth:`place` gives, before the header is known, arrays at their place in the file (the first
+    sections, made in place by the build); the header's size (hence where the data starts, the next
+    multiple of 4096 after it) is guessed then, and :meth:`write` moves them if the guess was a page
+    off. The file's space is reserved when mapped (``posix_fallocate``): a full disk is an OSError
+    then, never a SIGBUS while writing."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+        self.path, self.fd, self.tmp = path, fd, Path(tmp)
+        self._maps: list[mmap.mmap] = []  # the newest last; older ones stay while arrays view them
+        self._placed: dict[str, tuple[int, np.ndarray]] = {}  # name -> (offset from the data start, array)
+        self._placed_end = 0  # the placed sections' end (aligned), from the data start
+        self._base = 0  # the data start the placed arrays assume
+        self._copies: dict[str, np.ndarray] | None = None  # the placed arrays, when they had to leave
+
+    def _map(self, size: int) -> mmap.mmap:
+        if self._maps and len(self._maps[-1]) >= size:
+            return self._maps[-1]
+        os.posix_fallocate(self.fd, 0, size)
+        self._maps.append(mmap.mmap(self.fd, size))
+        return self._maps[-1]
+
+    def place(
+        self, sizes: Mapping[str, tuple[np.dtype, int]], data_start: int, file_bytes: int
+    ) -> dict[str, np.ndarray]:
+        """Arrays of these sizes (the file's first sections, in order) at their place in the file,
+        for a data start of ``data_start`` and a file of at most ``file_bytes`` (a guess: more is
+        mapped later if needed)."""
+        if self._placed:
+            raise RuntimeError("arrays were placed in this cache file already")
+        mm = self._map(max(file_bytes, data_start + 4096))
+        out: dict[str, np.ndarray] = {}
+        offset = 0
+        for name, (dtype, count) in sizes.items():
+            nbytes = np.dtype(dtype).itemsize * count
+            if data_start + offset + nbytes > len(mm):
+                mm = self._map(data_start + offset + nbytes + (1 << 20))
+            out[name] = np.frombuffer(mm, dtype=dtype, count=count, offset=data_start + offset)
+            self._placed[name] = (offset, out[name])
+            offset += -(-nbytes // _ALIGN) * _ALIGN
+        self._base, self._placed_end = data_start, offset
+        return out
+
+    def placed(self) -> dict[str, np.ndarray]:
+        """The placed arrays, where they are now (:meth:`write` may have moved them)."""
+        if self._copies is not None:
+            return dict(self._copies)
+        mm = self._maps[-1] if self._maps else None
+        return {name: np.frombuffer(mm, dtype=arr.dtype, count=arr.size, offset=self._base + offset)
+                for name, (offset, arr) in self._placed.items()}  # fmt: skip
+
+    def _in_place(self, sections: dict[str, dict[str, Any]], arrays: Mapping[str, Any]) -> bool:
+        """Whether the placed arrays are the first sections, where the layout puts them."""
+        names = list(sections)[: len(self._placed)]
+        if names != list(self._placed):
+            return False
+        for name in names:
+            offset, arr = self._placed[name]
+            given = arrays[name]
+            if sections[name]["offset"] != offset or not isinstance(given, np.ndarray):
+                return False
+            same = given.__array_interface__["data"][0] == arr.__array_interface__["data"][0]
+            if not same or given.nbytes != arr.nbytes:
+                return False
+        return True
+
+    def write(self, head: bytes, data_start: int, sections: dict[str, dict[str, Any]],
+              arrays: Mapping[str, Any], data_bytes: int) -> None:  # fmt: skip
+        """Write the file: ``head`` (up to ``data_start``), then every array at its section (the
+        placed ones moved there if needed), then close it (its size: ``data_start + data_bytes``)."""
+        placed_end = self._placed_end
+        if self._placed and not self._in_place(sections, arrays):
+            # not the layout the arrays were placed for: copy them out, then write as if none were
+            self._copies = {name: np.array(arrays[name]) for name in self._placed}
+            arrays = {**arrays, **self._copies}
+            self._placed.clear()
+            placed_end = 0
+        total = data_start + data_bytes
+        mm = self._map(max(total, self._base + placed_end))
+        if self._placed and data_start != self._base:
+            mm.move(data_start, self._base, placed_end)  # memmove: the pages are the file's own
+            self._base = data_start
+        # every byte up to the end is written below (a move leaves copies behind, past the placed
+        # sections: the next sections and their pads cover them, or the file ends before them)
+        mm[:data_start] = head
+        for name, spec in sections.items():
+            at = data_start + spec["offset"]
+            arr = arrays[name]
+            nbytes = int(arr.nbytes)
+            if name not in self._placed:
                 if isinstance(arr, _Spilled):
-                    _copy_segments(arr, fh)
-                else:
-                    fh.write(memoryview(arr).cast("B"))
-                pad = -int(arr.nbytes) % _ALIGN
-                if pad:
-                    fh.write(b"\0" * pad)
-        os.replace(tmp, path)
+                    _copy_segments(arr, self.fd, at, mm)
+                elif nbytes:
+                    mm[at : at + nbytes] = memoryview(np.ascontiguousarray(arr)).cast("B")
+            pad = -nbytes % _ALIGN
+            if pad:
+                mm[at + nbytes : at + nbytes + pad] = bytes(pad)
+        os.ftruncate(self.fd, total)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def discard(self) -> None:
+        self.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+def _save_arrays(
+    arrays: dict[str, Any],
+    terms: Sequence[str],
+    path: Path,
+    meta: dict[str, Any],
+    writer: _CacheWriter | None = None,
+) -> None:
+    """Write the cache atomically: a temp file in the same folder (``writer``'s, which may hold
+    arrays placed already: see :class:`_CacheWriter`), then os.replace."""
+    arrays = dict(arrays)
+    if "vocab_hash" not in arrays:  # a build's arrays: add the vocabulary as stored (postings.Vocabulary)
+        arrays.update(postings_module.vocabulary_arrays(terms))
+    for name, arr in arrays.items():
+        if not isinstance(arr, _Spilled):
+            arrays[name] = np.ascontiguousarray(arr)
+    sections, data_bytes = _layout(arrays)
+    head, data_start = _header_bytes(meta, sections, data_bytes)
+    writer = writer or _CacheWriter(path)
+    try:
+        writer.write(head, data_start, sections, arrays, data_bytes)
+        writer.close()
+        os.replace(writer.tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        writer.discard()
         raise
 
 
-def _copy_segments(arr: _Spilled, fh: BinaryIO) -> None:
-    """Append the content of ``arr``'s parts of files to ``fh`` (written up to its end), in the
-    kernel where it can (``os.copy_file_range``: no copy through this process), else block by
-    block."""
-    fh.flush()
+def _copy_segments(arr: _Spilled, fd: int, at: int, mm: mmap.mmap) -> None:
+    """Copy the content of ``arr``'s parts of files into the file ``fd`` from ``at``, in the kernel
+    where it can (``os.copy_file_range``: no copy through this process), else block by block into
+    ``mm`` (the file's map)."""
     for path, start, nbytes in arr.segments:
         done = 0
         with open(path, "rb") as src:
             try:
                 while done < nbytes:
-                    n = os.copy_file_range(src.fileno(), fh.fileno(), nbytes - done, start + done)
+                    n = os.copy_file_range(src.fileno(), fd, nbytes - done, start + done, at + done)
                     if n == 0:
                         raise OSError(f"{path} holds fewer bytes than expected")
                     done += n
             except (AttributeError, OSError) as exc:  # not on this system or between these file systems
                 if isinstance(exc, OSError) and exc.errno is None:
                     raise
-                fh.seek(0, os.SEEK_END)  # (the kernel moved the file's position)
                 while done < nbytes:
                     block = os.pread(src.fileno(), min(16 << 20, nbytes - done), start + done)
                     if not block:
                         raise OSError(f"{path} holds fewer bytes than expected") from None
-                    fh.write(block)
+                    mm[at + done : at + done + len(block)] = block
                     done += len(block)
-                fh.flush()
-    fh.seek(0, os.SEEK_END)
+        at += nbytes
 
 
 class _BadCache(Exception):
@@ -919,8 +1091,9 @@ def _build_and_save(
     postings_path: Path | None = None
     postings: BinaryIO | None = None
     worker_files: tuple[Path, str] | None = None
+    writer: _CacheWriter | None = None
     try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        writer = _CacheWriter(cache_file)  # the cache file, written from the merge on
         prefix = f"{cache_file.name}.{os.getpid()}."
         fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=cache_file.parent)
         spill_path, spill = Path(name), os.fdopen(fd, "wb")
@@ -930,11 +1103,59 @@ def _build_and_save(
         worker_files = (cache_file.parent, f"{prefix}{secrets.token_hex(4)}w")
     except OSError:
         pass  # an unwritable cache folder: the text and postings stay in memory
+
+    def meta_of(built: CorpusBuild, avgdl: float, built_at: float) -> dict[str, Any]:
+        return {
+            "fingerprint": fingerprint,
+            "settings": _settings_key(params, headers),
+            "files_stat": stats,
+            "tokenizer": TOKENIZER_VERSION,
+            "params": params.key(),
+            "avgdl": avgdl,
+            "built_at": built_at,
+            "build_seconds": time.perf_counter() - started,
+            "corpus": {
+                "files": list(built.files),
+                "duplicates": built.duplicates,
+                "duplicate_details": list(built.duplicate_details),
+                "skipped": [[s.path, s.line, s.reason] for s in built.skipped],
+                "cp1252_files": list(built.cp1252_files),
+                "ignored_files": list(built.ignored_files),
+            },
+            "areas": built.area_names,
+        }
+
+    def place(shape: MergedShape, built: CorpusBuild) -> dict[str, np.ndarray] | None:
+        """The core's arrays at their place in the cache file (see _CacheWriter), for the header
+        this build will likely have (its CRCs and times stand-ins of their likely lengths)."""
+        if writer is None:
+            return None
+        core = _core_sizes(shape)
+        n_terms = len(shape.df)
+        likely: dict[str, Any] = {name: _Size(*size) for name, size in core.items()}
+        likely.update(built.catalogue)
+        if "paper_text" not in likely:
+            likely["paper_text"] = _Size(np.uint8, built.text_bytes)
+        likely["terms"] = _Size(np.uint8, shape.term_chars + max(n_terms - 1, 0))
+        likely["vocab_hash"] = _Size(np.int32, 1 << max(4, (2 * n_terms).bit_length()))
+        sections, data_bytes = _layout(likely, crc=False)
+        likely_meta = meta_of(built, 123.45678901234567, time.time())
+        head, data_start = _header_bytes(likely_meta, sections, data_bytes)
+        # room for a page more of header and terms of up to four bytes a character
+        room = data_start + 4096 + data_bytes + 3 * shape.term_chars
+        try:
+            return writer.place(core, data_start, room)
+        except OSError as exc:  # e.g. no room on the disk: the arrays are made in memory
+            log.debug("making the index arrays in memory: %s", exc)
+            return None
+
     try:
         keep_tokens = sum(f.stat().st_size for f in files) <= _MODEL_TOKENS_MAX_BYTES
         built = build_corpus(path, (HEADER, *headers), spill=spill, postings_spill=postings,
                              keep_tokens=keep_tokens, progress=progress,
-                             worker_files=worker_files)  # fmt: skip
+                             worker_files=worker_files, place=place)  # fmt: skip
+        if built.merged is None:  # pragma: no cover - build_corpus always merges
+            raise RuntimeError("the build has no merged arrays")
         for fh in (spill, postings):
             if fh is not None:
                 fh.close()
@@ -944,30 +1165,12 @@ def _build_and_save(
         if n > RANK_BM25_MAX_DOCS:
             built.merged.docs_tokens = None
         _report_progress(progress, "index", 1, 5)
-        core_arrays, avgdl = _core_arrays(built.merged, params)
+        core_arrays, avgdl = _core_arrays(built.merged, params, None if writer is None else writer.placed())
         terms = built.merged.terms
         _report_progress(progress, "index", 4, 5)
-        corpus_meta = {
-            "files": list(built.files),
-            "duplicates": built.duplicates,
-            "duplicate_details": list(built.duplicate_details),
-            "skipped": [[s.path, s.line, s.reason] for s in built.skipped],
-            "cp1252_files": list(built.cp1252_files),
-            "ignored_files": list(built.ignored_files),
-        }
         built_at = time.time()
-        meta = {
-            "fingerprint": fingerprint,
-            "settings": _settings_key(params, headers),
-            "files_stat": stats,
-            "tokenizer": TOKENIZER_VERSION,
-            "params": params.key(),
-            "avgdl": avgdl,
-            "built_at": built_at,
-            "build_seconds": time.perf_counter() - started,
-            "corpus": corpus_meta,
-            "areas": built.area_names,
-        }
+        meta = meta_of(built, avgdl, built_at)
+        corpus_meta = meta["corpus"]
         arrays: dict[str, Any] = {**core_arrays, **built.catalogue}
         arrays_seconds = time.perf_counter() - started - read_seconds
         if spill_path is not None:
@@ -976,10 +1179,14 @@ def _build_and_save(
         extra: dict[str, object] = {"cache": str(cache_file)}
         index: Index | None = None
         try:
-            _save_arrays(arrays, terms, cache_file, meta)
+            if writer is None:
+                raise OSError(f"cannot write in {cache_file.parent}")
+            _save_arrays(arrays, terms, cache_file, meta, writer)
         except OSError as exc:
             log.warning("could not save the index cache to %s: %s", cache_file, exc)
             extra["cache"] = None
+            if writer is not None:  # the arrays made in the file, wherever the writing left them
+                arrays.update(writer.placed())
         else:
             try:  # serve from the file just written: memory-mapped, off the Python heap
                 index = _load(cache_file, files, params, check_current=False)[0]
@@ -999,6 +1206,8 @@ def _build_and_save(
                  total - read_seconds - arrays_seconds)  # fmt: skip
         return index, corpus_meta, built.skipped, extra
     finally:
+        if writer is not None:
+            writer.discard()  # (the file has its name already if it was written)
         for fh, fh_path in ((spill, spill_path), (postings, postings_path)):
             if fh is not None and not fh.closed:
                 fh.close()

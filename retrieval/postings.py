@@ -212,7 +212,12 @@ def _contributions(params: BM25Params, idf: Any, tf: np.ndarray, norm: FloatArra
 
 
 def pruning_arrays(
-    arrays: dict[str, np.ndarray], params: BM25Params, avgdl: float, long_df: int | None = None
+    arrays: dict[str, np.ndarray],
+    params: BM25Params,
+    avgdl: float,
+    long_df: int | None = None,
+    *,
+    out: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """The arrays that let :meth:`Postings.top` skip most of the long posting lists (built once).
 
@@ -226,17 +231,33 @@ def pruning_arrays(
       baseline), at least 0, rounded up to float32 (rows of ``ceil(n / 64)``);
     * ``long_min``: its smallest excess contribution (float64), for lower bounds (< 0 only where
       BM25Okapi's idf floor is negative).
+
+    ``out`` may give, by name, the memory to make them in (1-d, of their sizes: see
+    :func:`pruning_sizes`); the values are the same.
     """
     indptr, post_docs, post_tf = arrays["indptr"], arrays["post_docs"], arrays["post_tf"]
     n = len(arrays["doc_len"])
     n_words = -(-n // 64)
     df = np.diff(indptr)
     long_terms = np.flatnonzero(df >= (long_df if long_df is not None else long_df_for(n)))
-    slot = np.full(len(df), -1, dtype=np.int32)
+    sizes = pruning_sizes(df, n, long_df)
+
+    def array(name: str) -> np.ndarray:
+        dtype, count = sizes[name]
+        given = None if out is None else out.get(name)
+        if given is None:
+            return np.zeros(count, dtype=dtype)
+        if given.dtype != dtype or given.shape != (count,):
+            raise ValueError(f"the place given for {name} is not {count} of {dtype}")
+        given.fill(0)
+        return given
+
+    slot = array("long_slot")
+    slot.fill(-1)
     slot[long_terms] = np.arange(len(long_terms), dtype=np.int32)
-    bits = np.zeros((len(long_terms), n_words), dtype=np.uint64)
-    bmax = np.zeros((len(long_terms), n_words), dtype=np.float32)
-    low = np.zeros(len(long_terms), dtype=np.float64)
+    flat_bits, flat_bmax, low = array("long_bits"), array("long_bmax"), array("long_min")
+    bits = flat_bits.reshape(len(long_terms), n_words)
+    bmax = flat_bmax.reshape(len(long_terms), n_words)
     norm = _length_norm(params, arrays["doc_len"], avgdl)
     member = np.zeros(n_words * 64, dtype=np.bool_)
     for row, tid in enumerate(long_terms.tolist()):
@@ -255,7 +276,20 @@ def pruning_arrays(
         member[docs] = True
         bits[row] = np.packbits(member, bitorder="little").view(np.uint64)
         member[docs] = False
-    return {"long_slot": slot, "long_bits": bits.reshape(-1), "long_bmax": bmax.reshape(-1), "long_min": low}
+    return {"long_slot": slot, "long_bits": flat_bits, "long_bmax": flat_bmax, "long_min": low}
+
+
+def pruning_sizes(df: np.ndarray, n_docs: int, long_df: int | None = None) -> dict[str, tuple[np.dtype, int]]:
+    """The dtype and length of each of :func:`pruning_arrays`' arrays (from the terms' document
+    frequencies), in their order."""
+    n_long = int(np.count_nonzero(df >= (long_df if long_df is not None else long_df_for(n_docs))))
+    n_words = -(-n_docs // 64)
+    return {
+        "long_slot": (np.dtype(np.int32), len(df)),
+        "long_bits": (np.dtype(np.uint64), n_long * n_words),
+        "long_bmax": (np.dtype(np.float32), n_long * n_words),
+        "long_min": (np.dtype(np.float64), n_long),
+    }
 
 
 # --------------------------------------------------------------------------------------------------

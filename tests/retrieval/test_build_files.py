@@ -6,6 +6,7 @@ process, and nothing of theirs is left beside the cache."""
 
 from __future__ import annotations
 
+import mmap
 from pathlib import Path
 
 import numpy as np
@@ -172,11 +173,12 @@ def test_the_papers_text_is_copied_from_its_parts_of_files(tmp_path, monkeypatch
     spilled = index_module._Spilled(segments)
     assert spilled.nbytes == len(want) - 8 and spilled.read().tobytes() == want[4:-4]
     out = tmp_path / "out"
-    with out.open("wb") as fh:
-        fh.write(b"HEAD")
-        index_module._copy_segments(spilled, fh)
-        fh.write(b"TAIL")
+    out.write_bytes(b"HEAD" + bytes(len(want) - 8) + b"TAIL")  # (the cache file's room, mapped)
+    with out.open("r+b") as fh, mmap.mmap(fh.fileno(), 0) as mm:
+        index_module._copy_segments(spilled, fh.fileno(), 4, mm)
     assert out.read_bytes() == want
     short = index_module._Spilled([(a, 45, 10)])
-    with (tmp_path / "out2").open("wb") as fh, pytest.raises(OSError, match="fewer bytes"):
-        index_module._copy_segments(short, fh)
+    (tmp_path / "out2").write_bytes(bytes(20))
+    with (tmp_path / "out2").open("r+b") as fh, mmap.mmap(fh.fileno(), 0) as mm:
+        with pytest.raises(OSError, match="fewer bytes"):
+            index_module._copy_segments(short, fh.fileno(), 0, mm)
