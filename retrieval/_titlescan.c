@@ -44,6 +44,7 @@ static Py_UCS4 keywords[MAX_KEYWORDS][MAX_LENGTH];
 static Py_UCS1 ascii[MAX_KEYWORDS][MAX_LENGTH]; /* the same, for 1-byte strings */
 static Py_ssize_t lengths[MAX_KEYWORDS];
 static PyObject *kinds[MAX_KEYWORDS]; /* (ints, held) */
+static long kind_of[MAX_KEYWORDS];    /* the same as C ints */
 static unsigned char opens[256]; /* opens[c]: how many keywords start with character c */
 static unsigned char by_first[128][MAX_KEYWORDS]; /* by_first[c]: those keywords, in order */
 
@@ -66,6 +67,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a kind is an int");
             return NULL;
         }
+        kind_of[k] = PyLong_AsLong(kind);
         Py_XSETREF(kinds[k], kind);
     }
     n_keywords = 0;
@@ -109,8 +111,11 @@ static int keyword_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i) {
         int k = by_first[first][f];
         Py_ssize_t len = lengths[k];
         if (i + 1 + len > n) continue;
-        if (kind == PyUnicode_1BYTE_KIND) {
-            if (memcmp((const Py_UCS1 *)data + i + 1, ascii[k], (size_t)len) == 0) return k;
+        if (kind == PyUnicode_1BYTE_KIND) { /* (in place: most differ at the second character) */
+            const Py_UCS1 *at = (const Py_UCS1 *)data + i + 1, *w = ascii[k];
+            Py_ssize_t j = 1;
+            while (j < len && at[j] == w[j]) j++;
+            if (j == len) return k;
             continue;
         }
         Py_ssize_t j = 1;
@@ -120,7 +125,41 @@ static int keyword_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i) {
     return -1;
 }
 
-static PyObject *hits(PyObject *self, PyObject *arg) {
+/* what configure_sites() gave: the subjects after "this" and the statement words' first three
+ * letters (lowercase ASCII) */
+#define MAX_SUBJECTS 8
+#define MAX_STARTS 128
+static int n_subjects = 0, n_starts = 0;
+static Py_UCS1 subjects[MAX_SUBJECTS][MAX_LENGTH];
+static Py_ssize_t subject_lengths[MAX_SUBJECTS];
+static Py_UCS1 starts[MAX_STARTS][3];
+
+static int ascii_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, const Py_UCS1 *w, Py_ssize_t len) {
+    if (i + len > n) return 0;
+    for (Py_ssize_t j = 0; j < len; j++)
+        if (PyUnicode_READ(kind, data, i + j) != w[j]) return 0;
+    return 1;
+}
+
+/* whether _t_sites passes over the hit (kind value kv, the keyword ending at e) whatever came
+ * before it: see text.py's _t_site_hits */
+static int passed_over(int kind, const void *data, Py_ssize_t n, long kv, Py_ssize_t e) {
+    if (kv == 4) return 0;
+    if (e >= n || PyUnicode_READ(kind, data, e) != ' ') return 1; /* "well", "ours" */
+    if (kv > 1) return 0;
+    Py_ssize_t at = e + 1;
+    if (kv == 0) { /* "this" then paper/work/study/article */
+        int m = 0;
+        while (m < n_subjects && !ascii_at(kind, data, n, at, subjects[m], subject_lengths[m])) m++;
+        if (m == n_subjects) return 1;
+        at += subject_lengths[m]; /* (the subject's own last character is its space) */
+    }
+    for (int k = 0; k < n_starts; k++)
+        if (ascii_at(kind, data, n, at, starts[k], 3)) return 0;
+    return 1;
+}
+
+static PyObject *scan(PyObject *arg, int sites) {
     if (!PyUnicode_Check(arg) || PyUnicode_READY(arg) < 0) {
         PyErr_SetString(PyExc_TypeError, "hits() takes a str");
         return NULL;
@@ -151,6 +190,10 @@ static PyObject *hits(PyObject *self, PyObject *arg) {
             i++;
             continue;
         }
+        if (sites && passed_over(kind, data, n, kind_of[found], i + 1 + lengths[found])) {
+            i += 1 + lengths[found]; /* (the match is still read: the next starts after it) */
+            continue;
+        }
         PyObject *start = PyLong_FromSsize_t(i), *end = PyLong_FromSsize_t(i + 1 + lengths[found]);
         PyObject *triple = start != NULL && end != NULL ? PyTuple_New(3) : NULL;
         if (triple == NULL) {
@@ -172,6 +215,60 @@ static PyObject *hits(PyObject *self, PyObject *arg) {
         i += 1 + lengths[found];
     }
     return out;
+}
+
+static PyObject *hits(PyObject *self, PyObject *arg) { return scan(arg, 0); }
+static PyObject *site_hits(PyObject *self, PyObject *arg) { return scan(arg, 1); }
+
+static int read_ascii(PyObject *word, Py_UCS1 *out, Py_ssize_t *len) {
+    if (!PyUnicode_Check(word) || PyUnicode_READY(word) < 0 || !PyUnicode_IS_ASCII(word) ||
+        PyUnicode_GET_LENGTH(word) < 1 || PyUnicode_GET_LENGTH(word) > MAX_LENGTH) {
+        PyErr_SetString(PyExc_ValueError, "a subject or start is ASCII, 1 to 32 characters");
+        return -1;
+    }
+    *len = PyUnicode_GET_LENGTH(word);
+    memcpy(out, PyUnicode_1BYTE_DATA(word), (size_t)*len);
+    return 0;
+}
+
+static PyObject *configure_sites(PyObject *self, PyObject *args) {
+    PyObject *subject_seq, *start_seq;
+    if (!PyArg_ParseTuple(args, "OO", &subject_seq, &start_seq)) return NULL;
+    PyObject *a = PySequence_Fast(subject_seq, "configure_sites() takes two sequences of str");
+    if (a == NULL) return NULL;
+    PyObject *b = PySequence_Fast(start_seq, "configure_sites() takes two sequences of str");
+    if (b == NULL) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    Py_ssize_t na = PySequence_Fast_GET_SIZE(a), nb = PySequence_Fast_GET_SIZE(b);
+    int ok = na <= MAX_SUBJECTS && nb <= MAX_STARTS;
+    if (!ok) PyErr_SetString(PyExc_ValueError, "too many subjects or starts");
+    n_subjects = n_starts = 0;
+    for (Py_ssize_t k = 0; ok && k < na; k++) {
+        PyObject *w = PySequence_Fast_GET_ITEM(a, k);
+        ok = read_ascii(w, subjects[k], &subject_lengths[k]) == 0;
+        if (ok && subjects[k][subject_lengths[k] - 1] != ' ') {
+            PyErr_SetString(PyExc_ValueError, "a subject ends with a space");
+            ok = 0;
+        }
+    }
+    for (Py_ssize_t k = 0; ok && k < nb; k++) {
+        Py_UCS1 buf[MAX_LENGTH];
+        Py_ssize_t len;
+        ok = read_ascii(PySequence_Fast_GET_ITEM(b, k), buf, &len) == 0;
+        if (ok && len != 3) {
+            PyErr_SetString(PyExc_ValueError, "a start has three characters");
+            ok = 0;
+        }
+        if (ok) memcpy(starts[k], buf, 3);
+    }
+    Py_DECREF(a);
+    Py_DECREF(b);
+    if (!ok) return NULL;
+    n_subjects = (int)na;
+    n_starts = (int)nb;
+    Py_RETURN_NONE;
 }
 
 static inline int is_az(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
@@ -407,6 +504,12 @@ static PyMethodDef methods[] = {
      "configure(keywords, kinds): the keywords hits() looks for, in order, and the kind of each."},
     {"hits", hits, METH_O,
      "hits(text) -> [(start, end, kind)]: the matches of re.finditer(' (?:k1|k2|...)', text)."},
+    {"site_hits", site_hits, METH_O,
+     "site_hits(text) -> [(start, end, kind)]: those of hits(text) that text.py's _t_sites acts on "
+     "(_t_site_hits)."},
+    {"configure_sites", configure_sites, METH_VARARGS,
+     "configure_sites(subjects, starts): the words after 'this' and the statement words' first "
+     "three letters, for site_hits()."},
     {"openings", openings, METH_VARARGS,
      "openings(text, hi) -> ([(start, end)], [(start, end)]): the matches of text.py's _T_NAME and "
      "_T_LOWER_CAMEL in text[:hi]."},
@@ -421,7 +524,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_titlescan", NULL, -
 
 PyMODINIT_FUNC PyInit__titlescan(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 3) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 4) < 0) {
         Py_DECREF(m);
         return NULL;
     }

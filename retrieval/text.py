@@ -1611,18 +1611,20 @@ _T_INDEX_KIND = [(_T_MATCH_KIND[" " + word], len(word) + 1) for word in _T_KEYWO
 def _t_scan():  # noqa: ANN202
     """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None; its
     other scans are :data:`_t_openings_c`, :data:`_t_cut_c` and :data:`_t_glued_c` (None with it)."""
-    global _t_scan_c, _t_openings_c, _t_cut_c, _t_glued_c
+    global _t_scan_c, _t_site_hits_c, _t_openings_c, _t_cut_c, _t_glued_c
     if _t_scan_c is _UNSET:
         try:
             from retrieval import _titlescan  # type: ignore[attr-defined]
         except ImportError:
-            _t_scan_c = _t_openings_c = _t_cut_c = _t_glued_c = None
+            _t_scan_c = _t_site_hits_c = _t_openings_c = _t_cut_c = _t_glued_c = None
         else:
-            current = getattr(_titlescan, "VERSION", None) == 3  # (a stale build is not used)
+            current = getattr(_titlescan, "VERSION", None) == 4  # (a stale build is not used)
             if current:
                 _titlescan.configure(_T_KEYWORD_WORDS, [kind for kind, _ in _T_INDEX_KIND])
                 _titlescan.configure_cut(_T_CUT_AFTER_COMMA, _T_CUT_AFTER_SPACE)
+                _titlescan.configure_sites(_T_SUBJECTS, sorted(_T_STATEMENT_STARTS))
             _t_scan_c = _titlescan.hits if current else None
+            _t_site_hits_c = _titlescan.site_hits if current else None
             _t_openings_c = _titlescan.openings if current else None
             _t_cut_c = _titlescan.cut if current else None
             _t_glued_c = _titlescan.glued if current else None
@@ -1630,6 +1632,7 @@ def _t_scan():  # noqa: ANN202
 
 
 _t_scan_c: object = _UNSET
+_t_site_hits_c: object = _UNSET
 _t_openings_c: object = _UNSET
 _t_cut_c: object = _UNSET
 _t_glued_c: object = _UNSET
@@ -1656,6 +1659,32 @@ def _t_keyword_hits(lower: str) -> list[tuple[int, int, int]]:
     if scan is not None:
         return scan(lower)
     return [(m.start(), m.end(), _T_MATCH_KIND[m.group()]) for m in _T_KEYWORDS.finditer(lower)]
+
+
+def _t_site_hits(lower: str) -> list[tuple[int, int, int]]:
+    """The keyword hits :func:`_t_sites` acts on: those of :func:`_t_keyword_hits` less the ones it
+    passes over whatever came before them (a whole-word keyword not followed by a space; "this" not
+    followed by paper/work/study/article; "we" or "this paper" not followed by the first three
+    letters of a statement word). By the compiled scan (the same hits), else by this loop."""
+    _t_scan()
+    sites = _t_site_hits_c
+    if sites is not None:
+        return sites(lower)
+    out: list[tuple[int, int, int]] = []
+    for start, end, kind in _t_keyword_hits(lower):
+        if kind != 4:
+            if lower[end : end + 1] != " ":
+                continue
+            if kind <= 1:
+                at = end + 1
+                if kind == 0:
+                    if not lower.startswith(_T_SUBJECTS, at):
+                        continue
+                    at = lower.find(" ", at) + 1
+                if lower[at : at + 3] not in _T_STATEMENT_STARTS:
+                    continue
+        out.append((start, end, kind))
+    return out
 
 
 def _t_cut_at(text: str, pos: int) -> int:
@@ -1728,7 +1757,7 @@ def _t_sites(
     ``head`` lowercased, both starting with a space."""
     statements: list[tuple[int, int, str]] = []
     named: list[tuple[str, int]] = []
-    for start, end, kind in _t_keyword_hits(lower):  # the space after a keyword is left for the next one
+    for start, end, kind in _t_site_hits(lower):  # the space after a keyword is left for the next one
         if kind != 4:
             if lower[end : end + 1] != " ":
                 continue  # "well", "ours"

@@ -133,6 +133,59 @@ def test_the_compiled_keyword_scan_on_the_bundled_and_pasted_abstracts(scan):
         _check_scan(abstract)
 
 
+def _check_site_hits(sample: str) -> None:
+    """site_hits() is _t_site_hits' loop, and _t_sites finds the same over every keyword hit."""
+    for lower in (sample, sample.lower()):
+        assert text._t_site_hits_c(lower) == _site_hits_by_loop(lower), lower
+    for head in (sample, text._t_head(sample)):
+        lower = text._t_lower(head)
+        assert text._t_site_hits_c(lower) == _site_hits_by_loop(lower), lower
+        assert text._t_sites(head, lower) == _sites_over_every_hit(head, lower), head
+
+
+def _site_hits_by_loop(lower: str) -> list[tuple[int, int, int]]:
+    saved = text._t_site_hits_c
+    text._t_site_hits_c = None
+    try:
+        return text._t_site_hits(lower)
+    finally:
+        text._t_site_hits_c = saved
+
+
+def _sites_over_every_hit(head: str, lower: str):  # noqa: ANN202
+    saved = text._t_site_hits
+    text._t_site_hits = text._t_keyword_hits  # (what _t_sites read before the filter)
+    try:
+        return text._t_sites(head, lower)
+    finally:
+        text._t_site_hits = saved
+
+
+_SITE_PARTS = _KEYWORD_PARTS + [
+    "paper", "work", "study", "article", "papers", "propose", "proposes", "show", "first", "then",
+    "sho", "stu", "pro", "a", "x", "WE", "Paper",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([" ", "", "  ", "\u00a0", ",", " é"]),
+                          st.sampled_from(_SITE_PARTS)), max_size=30))
+def test_the_compiled_site_scan_finds_what_the_loop_finds(scan, parts):
+    _check_site_hits("".join(a + b for a, b in parts))
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts())
+def test_the_compiled_site_scan_on_generated_text(scan, sample):
+    _check_site_hits(sample)
+
+
+def test_the_compiled_site_scan_on_the_bundled_and_pasted_abstracts(scan):
+    for abstract in _abstracts():
+        _check_site_hits(abstract)
+        _check_site_hits(abstract.replace("We ", "This paper ").replace("we ", "this work "))
+
+
 def _openings_by_regex(head: str, hi: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     return (
         [m.span() for m in text._T_NAME.finditer(head, 0, hi)],
@@ -256,6 +309,7 @@ def test_without_the_compiled_scan_the_rules_find_the_same(monkeypatch):
     abstracts += [a.replace(". ", ".") for a in abstracts]
     titles = [text.derive_title(a) for a in abstracts]
     monkeypatch.setattr(text, "_t_scan_c", None)
+    monkeypatch.setattr(text, "_t_site_hits_c", None)
     monkeypatch.setattr(text, "_t_openings_c", None)
     monkeypatch.setattr(text, "_t_cut_c", None)
     monkeypatch.setattr(text, "_t_glued_c", None)
@@ -270,10 +324,10 @@ def test_without_the_compiled_module_the_rules_find_the_same(monkeypatch):
 
     monkeypatch.delattr(retrieval, "_titlescan", raising=False)
     monkeypatch.setitem(sys.modules, "retrieval._titlescan", None)  # (its import raises ImportError)
-    for scan_c in ("_t_scan_c", "_t_openings_c", "_t_cut_c", "_t_glued_c"):
+    for scan_c in ("_t_scan_c", "_t_site_hits_c", "_t_openings_c", "_t_cut_c", "_t_glued_c"):
         monkeypatch.setattr(text, scan_c, text._UNSET)
     assert [text.derive_title(a) for a in abstracts] == titles
-    assert text._t_scan_c is text._t_cut_c is text._t_glued_c is None
+    assert text._t_scan_c is text._t_site_hits_c is text._t_cut_c is text._t_glued_c is None
 
 
 def _check_text(abstract: str) -> None:
