@@ -271,6 +271,90 @@ static PyObject *configure_sites(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* head_noun_at(head, obj): where _t_after_head_noun_of tries _T_NAMED (text.py's _t_head_noun_at):
+ * of the first seven words of head[obj:obj+100] (str.split), the first of words 0-2, or 0-5 with
+ * a comma after it, that is a head-noun form (configure_head_nouns(); less its commas), then the
+ * first place from obj where the word after it is found (head.find); -1 for none */
+#define MAX_NOUNS 256
+static int n_nouns = 0;
+static Py_UCS1 nouns[MAX_NOUNS][MAX_LENGTH];
+static Py_ssize_t noun_lengths[MAX_NOUNS];
+
+static PyObject *configure_head_nouns(PyObject *self, PyObject *arg) {
+    PyObject *seq = PySequence_Fast(arg, "configure_head_nouns() takes a sequence of str");
+    if (seq == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > MAX_NOUNS) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "too many head nouns");
+        return NULL;
+    }
+    n_nouns = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (read_ascii(PySequence_Fast_GET_ITEM(seq, k), nouns[k], &noun_lengths[k]) < 0) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    n_nouns = (int)n;
+    Py_DECREF(seq);
+    Py_RETURN_NONE;
+}
+
+static int is_noun(int kind, const void *data, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t len = e - s;
+    if (len < 1 || len > MAX_LENGTH) return 0;
+    Py_UCS4 first = PyUnicode_READ(kind, data, s);
+    for (int k = 0; k < n_nouns; k++) {
+        if (noun_lengths[k] != len || nouns[k][0] != first) continue;
+        Py_ssize_t j = 1;
+        while (j < len && PyUnicode_READ(kind, data, s + j) == nouns[k][j]) j++;
+        if (j == len) return 1;
+    }
+    return 0;
+}
+
+static PyObject *head_noun_at(PyObject *self, PyObject *args) {
+    PyObject *head;
+    Py_ssize_t obj;
+    if (!PyArg_ParseTuple(args, "Un", &head, &obj)) return NULL;
+    if (obj < 0) {
+        PyErr_SetString(PyExc_ValueError, "head_noun_at() takes a position >= 0");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(head);
+    const void *data = PyUnicode_DATA(head);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(head);
+    Py_ssize_t hi = obj + 100 < n ? obj + 100 : n; /* head[obj : obj + 100] */
+    Py_ssize_t ws[7], we[7];
+    int words = 0;
+    Py_ssize_t i = obj;
+    while (words < 7) { /* split(None, 7)[:7]: the first seven (an eighth piece is the rest) */
+        while (i < hi && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) i++;
+        if (i >= hi) break;
+        ws[words] = i;
+        while (i < hi && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) i++;
+        we[words++] = i;
+    }
+    int last = words - 1 < 6 ? words - 1 : 6;
+    for (int k = 0; k < last; k++) {
+        Py_ssize_t e = we[k];
+        if (PyUnicode_READ(kind, data, e - 1) == ',') {
+            while (e > ws[k] && PyUnicode_READ(kind, data, e - 1) == ',') e--; /* rstrip(",") */
+        } else if (k >= 3) {
+            continue;
+        }
+        if (!is_noun(kind, data, ws[k], e)) continue;
+        PyObject *next = PyUnicode_Substring(head, ws[k + 1], we[k + 1]);
+        if (next == NULL) return NULL;
+        Py_ssize_t at = PyUnicode_Find(head, next, obj, PY_SSIZE_T_MAX, 1);
+        Py_DECREF(next);
+        if (at == -2) return NULL;
+        return PyLong_FromSsize_t(at);
+    }
+    return PyLong_FromLong(-1);
+}
+
 static inline int is_az(Py_UCS4 c) { return c >= 'a' && c <= 'z'; }
 static inline int is_AZ(Py_UCS4 c) { return c >= 'A' && c <= 'Z'; }
 static inline int is_09(Py_UCS4 c) { return c >= '0' && c <= '9'; }
@@ -510,6 +594,10 @@ static PyMethodDef methods[] = {
     {"configure_sites", configure_sites, METH_VARARGS,
      "configure_sites(subjects, starts): the words after 'this' and the statement words' first "
      "three letters, for site_hits()."},
+    {"head_noun_at", head_noun_at, METH_VARARGS,
+     "head_noun_at(head, obj) -> int: where text.py's _t_after_head_noun_of tries _T_NAMED, or -1."},
+    {"configure_head_nouns", configure_head_nouns, METH_O,
+     "configure_head_nouns(forms): the head-noun forms head_noun_at() looks for."},
     {"openings", openings, METH_VARARGS,
      "openings(text, hi) -> ([(start, end)], [(start, end)]): the matches of text.py's _T_NAME and "
      "_T_LOWER_CAMEL in text[:hi]."},

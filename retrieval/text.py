@@ -1611,19 +1611,21 @@ _T_INDEX_KIND = [(_T_MATCH_KIND[" " + word], len(word) + 1) for word in _T_KEYWO
 def _t_scan():  # noqa: ANN202
     """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None; its
     other scans are :data:`_t_openings_c`, :data:`_t_cut_c` and :data:`_t_glued_c` (None with it)."""
-    global _t_scan_c, _t_site_hits_c, _t_openings_c, _t_cut_c, _t_glued_c
+    global _t_scan_c, _t_site_hits_c, _t_head_noun_c, _t_openings_c, _t_cut_c, _t_glued_c
     if _t_scan_c is _UNSET:
         try:
             from retrieval import _titlescan  # type: ignore[attr-defined]
         except ImportError:
-            _t_scan_c = _t_site_hits_c = _t_openings_c = _t_cut_c = _t_glued_c = None
+            _t_scan_c = _t_site_hits_c = _t_head_noun_c = _t_openings_c = _t_cut_c = _t_glued_c = None
         else:
             current = getattr(_titlescan, "VERSION", None) == 4  # (a stale build is not used)
             if current:
                 _titlescan.configure(_T_KEYWORD_WORDS, [kind for kind, _ in _T_INDEX_KIND])
                 _titlescan.configure_cut(_T_CUT_AFTER_COMMA, _T_CUT_AFTER_SPACE)
                 _titlescan.configure_sites(_T_SUBJECTS, sorted(_T_STATEMENT_STARTS))
+                _titlescan.configure_head_nouns(sorted(_T_HEAD_NOUN_FORMS))
             _t_scan_c = _titlescan.hits if current else None
+            _t_head_noun_c = _titlescan.head_noun_at if current else None
             _t_site_hits_c = _titlescan.site_hits if current else None
             _t_openings_c = _titlescan.openings if current else None
             _t_cut_c = _titlescan.cut if current else None
@@ -1633,6 +1635,7 @@ def _t_scan():  # noqa: ANN202
 
 _t_scan_c: object = _UNSET
 _t_site_hits_c: object = _UNSET
+_t_head_noun_c: object = _UNSET
 _t_openings_c: object = _UNSET
 _t_cut_c: object = _UNSET
 _t_glued_c: object = _UNSET
@@ -1819,6 +1822,14 @@ def _t_sites(
 def _t_after_head_noun_of(head: str, obj: int) -> re.Match[str] | None:
     """The name after a head noun in the first three words at ``obj`` ("framework, PARL"), or in
     the first six with a comma ("a prototype-based tabular representation learning framework, PTaRL")."""
+    _t_scan()
+    at = _t_head_noun_c(head, obj) if _t_head_noun_c is not None and obj >= 0 else _t_head_noun_at(head, obj)
+    return _T_NAMED.match(head, at) if at != -1 else None
+
+
+def _t_head_noun_at(head: str, obj: int) -> int:
+    """Where :func:`_t_after_head_noun_of` tries _T_NAMED: where the word after the head noun is
+    found from ``obj``, or -1 (the compiled head_noun_at() finds the same)."""
     words = head[obj : obj + 100].split(None, 7)[:7]
     for k in range(min(6, len(words) - 1)):
         word = words[k]
@@ -1827,8 +1838,8 @@ def _t_after_head_noun_of(head: str, obj: int) -> re.Match[str] | None:
         elif k >= 3:
             continue
         if word in _T_HEAD_NOUN_FORMS:
-            return _T_NAMED.match(head, head.find(words[k + 1], obj))
-    return None
+            return head.find(words[k + 1], obj)
+    return -1
 
 
 _T_TASK = _LazyRe(r"\)?,? an? (?:new |novel |challenging )?(?:task|problem|setting)\b")

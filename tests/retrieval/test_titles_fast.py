@@ -186,6 +186,31 @@ def test_the_compiled_site_scan_on_the_bundled_and_pasted_abstracts(scan):
         _check_site_hits(abstract.replace("We ", "This paper ").replace("we ", "this work "))
 
 
+def _check_head_noun(head: str) -> None:
+    for obj in range(len(head) + 2):
+        assert text._t_head_noun_c(head, obj) == text._t_head_noun_at(head, obj), (head, obj)
+
+
+# what the head-noun scan tells apart: a noun form (and one not: capitalised, a prefix, "s" twice),
+# commas after it, its place among the first seven words, spaces str.split splits at (not U+200B)
+_NOUN_PARTS = [
+    "framework", "frameworks", "model", "models", "Model", "mode", "methodss", "suite", "x", "ab", "PARL",
+    "é", "Ω",
+]
+_NOUN_SEPS = [" ", " ", ", ", ",, ", ",", "  ", "\u00a0", "\u2009", "\u200b", "\n", "\x1c", " (", ""]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_NOUN_PARTS), st.sampled_from(_NOUN_SEPS)), max_size=14))
+def test_the_compiled_head_noun_scan_finds_what_the_split_finds(scan, parts):
+    _check_head_noun("".join(a + b for a, b in parts))
+
+
+def test_the_compiled_head_noun_scan_on_the_bundled_and_pasted_abstracts(scan):
+    for abstract in _abstracts():
+        _check_head_noun(text._t_head(abstract))
+
+
 def _openings_by_regex(head: str, hi: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     return (
         [m.span() for m in text._T_NAME.finditer(head, 0, hi)],
@@ -310,6 +335,7 @@ def test_without_the_compiled_scan_the_rules_find_the_same(monkeypatch):
     titles = [text.derive_title(a) for a in abstracts]
     monkeypatch.setattr(text, "_t_scan_c", None)
     monkeypatch.setattr(text, "_t_site_hits_c", None)
+    monkeypatch.setattr(text, "_t_head_noun_c", None)
     monkeypatch.setattr(text, "_t_openings_c", None)
     monkeypatch.setattr(text, "_t_cut_c", None)
     monkeypatch.setattr(text, "_t_glued_c", None)
@@ -324,10 +350,11 @@ def test_without_the_compiled_module_the_rules_find_the_same(monkeypatch):
 
     monkeypatch.delattr(retrieval, "_titlescan", raising=False)
     monkeypatch.setitem(sys.modules, "retrieval._titlescan", None)  # (its import raises ImportError)
-    for scan_c in ("_t_scan_c", "_t_site_hits_c", "_t_openings_c", "_t_cut_c", "_t_glued_c"):
+    scans = ("_t_scan_c", "_t_site_hits_c", "_t_head_noun_c", "_t_openings_c", "_t_cut_c", "_t_glued_c")
+    for scan_c in scans:
         monkeypatch.setattr(text, scan_c, text._UNSET)
     assert [text.derive_title(a) for a in abstracts] == titles
-    assert text._t_scan_c is text._t_site_hits_c is text._t_cut_c is text._t_glued_c is None
+    assert all(getattr(text, scan_c) is None for scan_c in scans)
 
 
 def _check_text(abstract: str) -> None:
