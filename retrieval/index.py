@@ -27,6 +27,7 @@ import os
 import re
 import secrets
 import tempfile
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -399,6 +400,43 @@ def corpus_fingerprint(files: Sequence[Path], params: BM25Params, headers: Seque
             while chunk := fh.read(1 << 20):
                 h.update(chunk)
     return h.hexdigest()
+
+
+class _Hashing:
+    """:func:`corpus_fingerprint` computed in a thread (hashlib lets go of the GIL while it hashes),
+    so that it overlaps the build instead of delaying its start.
+
+    The build then reads the files while they are hashed, not after: a file written meanwhile might
+    be hashed new and built old. :meth:`result` is therefore given the files' stats taken before
+    both began, and if the files changed since, the fingerprint is one no corpus has (the cache is
+    rebuilt when next opened), as it would have been had the hash come first (it would be the old
+    content's)."""
+
+    def __init__(self, files: Sequence[Path], params: BM25Params, headers: Sequence[str]) -> None:
+        self._files = list(files)
+        self._value: str | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(params, tuple(headers)), daemon=True,
+                                        name="paperbot-corpus-fingerprint")  # fmt: skip
+        self._thread.start()
+
+    def _run(self, params: BM25Params, headers: tuple[str, ...]) -> None:
+        try:
+            self._value = corpus_fingerprint(self._files, params, headers)
+        except BaseException as exc:  # noqa: BLE001 - raised again by result()
+            self._error = exc
+
+    def result(self, stats: list[list[Any]]) -> str:
+        """The fingerprint (waits for it; raises what hashing raised), given the files' stats
+        taken before the hash and the build began."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        value = str(self._value)
+        if _file_stats(self._files) != stats:
+            log.info("the corpus changed while its index was built: its cache will be rebuilt")
+            return hashlib.blake2b(f"changed while built\0{value}".encode(), digest_size=20).hexdigest()
+        return value
 
 
 def _file_stats(files: Sequence[Path]) -> list[list[Any]]:
@@ -949,7 +987,7 @@ def open_index(
         return index, _cached_report(index, meta, previous, cache_file, started)
 
     stats = _file_stats(files)  # before reading: a write during the build makes the cache stale
-    fingerprint = corpus_fingerprint(files, params, headers)
+    fingerprint = _Hashing(files, params, headers)  # while the build reads the corpus
     index, corpus_meta, skipped, extra = _build_and_save(
         path, files, params, cache_file, fingerprint=fingerprint, stats=stats, progress=progress,
         started=started, headers=headers,
@@ -1074,7 +1112,7 @@ def _build_and_save(
     params: BM25Params,
     cache_file: Path,
     *,
-    fingerprint: str,
+    fingerprint: str | _Hashing,
     stats: list[list[Any]],
     progress: Progress | None,
     started: float,
@@ -1082,7 +1120,8 @@ def _build_and_save(
 ) -> tuple[Index, dict[str, Any], tuple[SkippedBlock, ...], dict[str, object]]:
     """Build the index of a corpus file by file (see :func:`retrieval.build.build_corpus`), write
     its cache file and serve it from there. The papers' text goes to a temp file beside the cache as
-    it is read, so a big corpus's text is never held in memory."""
+    it is read, so a big corpus's text is never held in memory. ``fingerprint``: the corpus's, or
+    its hashing under way (waited for once the corpus is read)."""
     from retrieval.build import build_corpus, remove_worker_files
     from retrieval.corpus import HEADER
 
@@ -1106,7 +1145,7 @@ def _build_and_save(
 
     def meta_of(built: CorpusBuild, avgdl: float, built_at: float) -> dict[str, Any]:
         return {
-            "fingerprint": fingerprint,
+            "fingerprint": fingerprint if isinstance(fingerprint, str) else "0" * 40,  # (its length)
             "settings": _settings_key(params, headers),
             "files_stat": stats,
             "tokenizer": TOKENIZER_VERSION,
@@ -1168,6 +1207,8 @@ def _build_and_save(
         core_arrays, avgdl = _core_arrays(built.merged, params, None if writer is None else writer.placed())
         terms = built.merged.terms
         _report_progress(progress, "index", 4, 5)
+        if not isinstance(fingerprint, str):
+            fingerprint = fingerprint.result(stats)
         built_at = time.time()
         meta = meta_of(built, avgdl, built_at)
         corpus_meta = meta["corpus"]

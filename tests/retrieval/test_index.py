@@ -390,6 +390,44 @@ def test_an_unchanged_corpus_is_not_hashed_again(corpus_copy, monkeypatch):
     assert open_index(corpus_copy)[1].from_cache
 
 
+def test_a_corpus_written_while_it_is_built_is_built_again_next_time(corpus_copy, monkeypatch):
+    """The corpus is hashed while it is built: a file written meanwhile (here: after the build read
+    it and before it is hashed, the order a hash made first would have caught) gives a fingerprint no
+    corpus has, so that the next open builds again, with the new paper; unchanged, the fingerprint
+    is the corpus's."""
+    import threading
+
+    import retrieval.build as build_module
+
+    written = threading.Event()
+    real_fingerprint, real_build = index_module.corpus_fingerprint, build_module.build_corpus
+    target = sorted(corpus_copy.glob("*.txt"))[0]
+
+    def late_fingerprint(*args, **kwargs):
+        assert written.wait(60)
+        return real_fingerprint(*args, **kwargs)
+
+    def build_then_write(*args, **kwargs):
+        built = real_build(*args, **kwargs)
+        if not written.is_set():
+            with target.open("a", encoding="utf-8") as fh:
+                fh.write("\nRobotics\n\nAda Lovelace\n\nWe study how a quadruped robot learns to climb "
+                         "stairs from a few demonstrations.\n")  # fmt: skip
+            written.set()
+        return built
+
+    monkeypatch.setattr(index_module, "corpus_fingerprint", late_fingerprint)
+    monkeypatch.setattr(build_module, "build_corpus", build_then_write)
+    first, report = open_index(corpus_copy)
+    files = sorted(corpus_copy.glob("*.txt"))
+    assert not report.from_cache and first.fingerprint != real_fingerprint(files, BM25Params())
+    again, report = open_index(corpus_copy)
+    assert not report.from_cache and len(again) == len(first) + 1
+    assert again.fingerprint == real_fingerprint(files, BM25Params())  # nothing changed this time
+    assert open_index(corpus_copy)[1].from_cache
+    assert again.search("quadruped stairs", 3).hits[0].paper.authors == ("Ada Lovelace",)
+
+
 def test_sweep_removes_dead_writers_tmp_files_and_old_transfer_folders(corpus_copy, tmp_path, monkeypatch):
     monkeypatch.setattr(index_module.tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
