@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define KP_VERSION 3 /* keyphrase.py checks it: a stale build is not used */
+#define KP_VERSION 4 /* keyphrase.py checks it: a stale build is not used */
 
 #define HEAD 1500             /* code points read */
 #define TEXT_MAX (3 * HEAD)   /* after dashes are spaced out (x3) or a glued '.' gets its space (x2) */
@@ -54,6 +54,7 @@ static int min_words, chunk_words, max_words, statement_words, length_up_to;
 static double w_bias, w_log_count, w_once, w_first, w_capital, w_statement, w_generic, w_short;
 static double threshold, quantum;
 static double r_sum, r_words, r_top, r_mean, r_at, r_joined, r_before, r_one; /* the rank's weights */
+static double r_ing, r_paren, r_statement, r_hyphen, r_capitals, r_acronym;    /* and its words' */
 static int64_t length_q, second_min_q;
 
 static uint32_t hash_bytes(const char *s, int n) {
@@ -103,12 +104,13 @@ static int add_words(PyObject *iterable, unsigned char flag) {
 static PyObject *kp_configure(PyObject *self, PyObject *args) {
     PyObject *brk, *subjects, *then, *adverb_not, *connectors, *generic, *exclude;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOO(iiiii)(dddddddd)(dd)(LL)(dddddddd)", &exclude, &brk, &subjects, &then,
+    if (!PyArg_ParseTuple(args, "OOOOOOO(iiiii)(dddddddd)(dd)(LL)(dddddddd)(dddddd)", &exclude, &brk, &subjects, &then,
                           &adverb_not, &connectors, &generic, &min_words, &chunk_words, &max_words,
                           &statement_words, &length_up_to, &w_bias, &w_log_count, &w_once, &w_first,
                           &w_capital, &w_statement, &w_generic, &w_short, &threshold, &quantum,
                           &length_q, &second_min_q, &r_sum, &r_words, &r_top, &r_mean, &r_at, &r_joined,
-                          &r_before, &r_one))
+                          &r_before, &r_one, &r_ing, &r_paren, &r_statement, &r_hyphen, &r_capitals,
+                          &r_acronym))
         return NULL;
     configured = 0;
     used = 0;
@@ -155,12 +157,22 @@ static int n_tok;
 /* content words: the core's span, whether shown in parentheses, its key */
 static int cw_s[TOK_MAX], cw_e[TOK_MAX], cw_key[TOK_MAX];
 static unsigned char cw_paren[TOK_MAX];
-static int n_cw;
+static int cw_ini[TOK_MAX];            /* its initials: ini_buf[cw_ini:cw_ini + cw_ini_n] */
+static unsigned char cw_ini_n[TOK_MAX];
+static char ini_buf[TEXT_MAX];
+static int n_cw, n_ini;
+#define W_HYPHEN 1
+#define W_PAREN 2
+#define W_ING 4
 
 /* chunks: first content word, how many, the connector before (span in lo, or -1), linked */
 static int ch_first[TOK_MAX], ch_n[TOK_MAX], ch_bs[TOK_MAX], ch_be[TOK_MAX];
 static int ch_at[TOK_MAX]; /* the index of its first word in the text's words */
 static unsigned char ch_linked[TOK_MAX];
+/* what the rank asks of its first chunk_words words: W_HYPHEN, W_PAREN (one of them), W_ING (the
+ * last ends in "ing"), and how many open with A-Z */
+static unsigned char ch_look[TOK_MAX];
+static int ch_caps[TOK_MAX];
 static int n_ch;
 
 /* keys: span in lo, hash, features, score */
@@ -180,6 +192,10 @@ static int64_t c_val[2 * TOK_MAX];
 static double c_rank[2 * TOK_MAX];
 static int c_a[2 * TOK_MAX], c_b[2 * TOK_MAX], c_before[2 * TOK_MAX];
 static int n_c;
+
+static int stated;          /* the first word after the statement's verb, -1 when there is none */
+static char letters[128];   /* the name's capitals (A-Z), lowercased, in order */
+static int n_letters;
 
 /* Character classes as str and re have them (the same CPython functions for non-ASCII); ASCII
  * from a table (filled at import from the same definitions) */
@@ -416,6 +432,34 @@ static void value_of(int i, int a, int b, int skip, int before) {
     if (b >= 0) r = r + r_joined;
     if (ch_bs[before] >= 0) r = r + r_before;
     if (b < 0 && (ch_n[a] < chunk_words ? ch_n[a] : chunk_words) == 1) r = r + r_one;
+    /* its words (b's then a's): the last ends in "ing", one in parentheses, one hyphenated, how
+     * many open with A-Z, whether their initials spell the name (keyphrase._spells) */
+    int look = ch_look[a] | (b >= 0 ? ch_look[b] & ~W_ING : 0);
+    int capitals = ch_caps[a] + (b >= 0 ? ch_caps[b] : 0);
+    int spelled = 0, first = 1;
+    for (int part = 0; part < 2 && n_letters >= 2 && first >= 0; part++) {
+        int c = part == 0 ? b : a;
+        if (c < 0) continue;
+        int n = ch_n[c] < chunk_words ? ch_n[c] : chunk_words;
+        for (int j = 0; j < n && first >= 0; j++) {
+            int w = ch_first[c] + j;
+            for (int q = cw_ini[w]; q < cw_ini[w] + cw_ini_n[w]; q++) {
+                char ini = ini_buf[q];
+                if (first) {
+                    if (ini != letters[0]) { first = -1; break; } /* not spelled */
+                    first = 0;
+                }
+                if (spelled < n_letters && ini == letters[spelled]) spelled++;
+            }
+        }
+    }
+    if (look & W_ING) r = r + r_ing;
+    if (look & W_PAREN) r = r + r_paren;
+    int at = ch_at[b >= 0 ? b : a];
+    if (stated >= 0 && stated <= at && at < stated + statement_words) r = r + r_statement;
+    if (look & W_HYPHEN) r = r + r_hyphen;
+    r = r + r_capitals * capitals;
+    if (n_letters >= 2 && first == 0 && spelled == n_letters) r = r + r_acronym;
     c_val[i] = v;
     c_rank[i] = r;
 }
@@ -570,6 +614,15 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
         nm_n = (int)nn;
         has_name = 1;
     }
+    n_letters = 0; /* the name's capitals, for the rank */
+    if (has_name) {
+        int kind = PyUnicode_KIND(name);
+        const void *data = PyUnicode_DATA(name);
+        for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(name); i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (is_upper_az(c)) letters[n_letters++] = (char)(c + 32);
+        }
+    }
 
     /* the text: the first HEAD code points; dashes spaced out; "performance.To" -> ". " */
     Py_ssize_t hn = PyUnicode_GET_LENGTH(head);
@@ -586,11 +639,12 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
     if (n_tok < min_words) return PyUnicode_FromString("");
 
     /* the pass: chunks, keys, capitals */
-    n_cw = n_ch = n_key = 0;
+    n_cw = n_ch = n_key = n_ini = 0;
     key_mask = 255;
     while (key_mask + 1 < 2 * (uint32_t)n_tok) key_mask = key_mask * 2 + 1;
     memset(key_slot, 0, (key_mask + 1) * sizeof *key_slot);
     int surface_n = 0, surface_first = 0, surface_at = 0; /* the open chunk */
+    int surface_look = 0, surface_caps = 0;
     int gap_s = -1, gap_e = -1;           /* the connector just read */
     int adjacent = 0, before_s = -1, before_e = -1, linked = 0;
     int starts = 1, after_subject = 0, after_that = 0;
@@ -602,6 +656,8 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
         ch_bs[n_ch] = before_s;                                                                    \
         ch_be[n_ch] = before_e;                                                                    \
         ch_linked[n_ch] = (unsigned char)linked;                                                   \
+        ch_look[n_ch] = (unsigned char)surface_look;                                               \
+        ch_caps[n_ch] = surface_caps;                                                              \
         n_ch++;                                                                                    \
         surface_n = 0;                                                                             \
     } while (0)
@@ -673,15 +729,24 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
                 linked = adjacent;
                 surface_first = n_cw;
                 surface_at = i;
+                surface_look = surface_caps = 0;
             }
             if (pl) kn = ln - 1;
             int k = key_id(cs, kn, pl ? h_key : h_word, 1);
             int paren = 0;
             /* core[0] != lower[0] or not core[1:].islower() */
-            int cased = 0, upper = 0;
+            int cased = 0, upper = 0, hyphen = 0;
+            int ini = n_ini; /* its initials (keyphrase._spells): an ASCII letter opening a part */
+            int spell = n_letters >= 2; /* (only asked then) */
+            if (spell && (is_lower_az(t[cs]) || is_upper_az(t[cs]))) ini_buf[n_ini++] = (char)lo[cs];
             for (int j = cs + 1; j < ce; j++) {
                 if (is_upper_cased(t[j])) upper = 1;
                 else if (is_lower_cased(t[j])) cased = 1;
+                else if (t[j] == '-') {
+                    hyphen = 1;
+                    if (spell && j + 1 < ce && (is_lower_az(t[j + 1]) || is_upper_az(t[j + 1])))
+                        ini_buf[n_ini++] = (char)lo[j + 1];
+                }
             }
             if (t[cs] != low[0] || upper || !cased) {
                 if (!starts) k_cap[k] = 1;
@@ -698,6 +763,16 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
             cw_e[n_cw] = ce;
             cw_key[n_cw] = k;
             cw_paren[n_cw] = (unsigned char)paren;
+            /* what the rank asks of a word (as shown: "(SSL)" opens with "(" and ends with ")") */
+            if (paren) n_ini = ini; /* a word in parentheses has no initials */
+            cw_ini[n_cw] = ini;
+            cw_ini_n[n_cw] = (unsigned char)(n_ini - ini);
+            if (surface_n < chunk_words) { /* the words a candidate takes */
+                int ing = !paren && ce - cs >= 3 && t[ce - 3] == 'i' && t[ce - 2] == 'n' && t[ce - 1] == 'g';
+                surface_look = (surface_look & ~W_ING) | (hyphen ? W_HYPHEN : 0) | (paren ? W_PAREN : 0) |
+                               (ing ? W_ING : 0);
+                surface_caps += !paren && is_upper_az(t[cs]);
+            }
             n_cw++;
             surface_n++;
             every[i] = k;
@@ -726,8 +801,10 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
     for (int i = 0; i < n_first; i++)
         if (every[i] >= 0) k_first[every[i]] = 1;
     Py_ssize_t m = statement_end();
+    stated = -1;
     if (m >= 0) {
         int at = words_before(m);
+        stated = at;
         for (int i = at; i < at + statement_words && i < n_tok; i++)
             if (every[i] >= 0) k_stmt[every[i]] = 1;
     }
@@ -873,7 +950,8 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"configure", kp_configure, METH_VARARGS,
      "configure(break, subjects, then, adverb_not, connectors, generic, counts, weights, "
-     "(threshold, quantum), (length_q, second_min_q), (the rank's 8 weights)): keyphrase.py's word lists and numbers."},
+     "(threshold, quantum), (length_q, second_min_q), (the rank's 8 weights), (its words' 6)): keyphrase.py's "
+     "word lists and numbers."},
     {"describe", kp_describe, METH_VARARGS,
      "describe(head, name) -> str | None: keyphrase.describe, or None for a text this path does "
      "not read (characters other than ASCII and a few punctuation marks)."},

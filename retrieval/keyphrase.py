@@ -4,7 +4,8 @@ A real title is mostly the abstract's key words: the ones it repeats, the ones i
 sentence and in its contribution statement ("we propose ..."), the technical ones it capitalises.
 :func:`describe` scores every content word of the abstract so, cuts the text into noun-phrase-like
 chunks (runs of words between stopwords, verbs and punctuation), and returns the chunk that covers
-the best-scoring words (ranked also by where it starts and how evenly its words score), joined to a
+the best-scoring words (ranked also by where it starts, how evenly its words score and what they
+look like: an acronym in parentheses, a hyphen, capitals, initials that spell the name), joined to a
 second one when the text links them with a preposition of its own ("... for ...", "... via ...").
 
 Contract (``retrieval.text._t_description`` calls it when the rules' phrase misses the topic, see
@@ -50,7 +51,7 @@ __all__ = [
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
 #: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
-KEYPHRASE_VERSION = "keyphrase-2026.11"
+KEYPHRASE_VERSION = "keyphrase-2026.12"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
 MAX_WORDS = 14
@@ -135,8 +136,16 @@ _SHARE_Q = math.floor(_THRESHOLD * _QUANTUM + 0.5)  # a word's probability less 
 # starts (its first word's index over the text's words), plus these when it is two chunks joined, has
 # a connector before it, or is one word. Fitted (a softmax over each abstract's candidates, of their
 # Jaccard with the real title) on the even half of the ICLR 2024 title benchmark, checked on the odd.
-_R_SUM, _R_WORDS, _R_TOP, _R_MEAN = 0.144, 0.0231, -0.464, -0.522
-_R_AT, _R_JOINED, _R_BEFORE, _R_ONE = -0.272, -0.215, -0.0621, -0.0683
+# And, for its words (each chunk's first _CHUNK_WORDS, not the connector), these when the last one
+# ends in "ing" ("... for policy learning"), one is an acronym in parentheses ("(SSL)"), it starts
+# within the statement's words ("we propose ..."), one is hyphenated, their initials spell the
+# title's name ("Gradual Optimization Learning Framework" for GOLF: the name's capitals, in order,
+# among the initials of the words and of their hyphenated parts, the first on the first), and this
+# times how many open with a capital (A-Z). Fitted with the others, on the even half only.
+_R_SUM, _R_WORDS, _R_TOP, _R_MEAN = 0.261, -0.0233, -0.480, -0.412
+_R_AT, _R_JOINED, _R_BEFORE, _R_ONE = -0.460, -0.282, -0.174, -0.182
+_R_ING, _R_PAREN, _R_STATEMENT, _R_HYPHEN = 0.222, 0.433, 0.167, 0.146
+_R_CAPITALS, _R_ACRONYM = 0.0718, 0.654
 
 
 def _key(word: str) -> str:
@@ -172,16 +181,17 @@ _PLAIN = _score(1, False, False, False, False, False)  # a word said once, in no
 _Chunk = tuple[list[str], list[str], "str | None", bool, int]
 
 
-def _chunks(head: str, name: str = "") -> tuple[list[_Chunk], dict[str, int], set[str], int]:
+def _chunks(head: str, name: str = "") -> tuple[list[_Chunk], dict[str, int], set[str], int, int]:
     """The text's chunks (runs of content words between break words and punctuation), the score of
-    every key, the keys scored above a word said once in none of the places that count, and the
-    number of words. ``name`` (lowercased) is a break word, and a subject: "MoFit constructs ..."."""
+    every key, the keys scored above a word said once in none of the places that count, the number
+    of words, and the index of the first word after the statement's verb ("we propose", -1 when
+    there is none). ``name`` (lowercased) is a break word, and a subject: "MoFit constructs ..."."""
     if "—" in head or "–" in head:
         head = head.replace("—", " — ").replace("–", " – ")
     head = _GLUED.sub(". ", head)  # "performance.To improve": a sentence end without its space
     words = head.split()
     if len(words) < _MIN_WORDS:
-        return [], {}, set(), len(words)
+        return [], {}, set(), len(words), -1
     chunks: list[_Chunk] = []
     surface: list[str] = []
     keys: list[str] = []
@@ -255,6 +265,7 @@ def _chunks(head: str, name: str = "") -> tuple[list[_Chunk], dict[str, int], se
         start = len(head[: m.end()].split())
         statements = set(every[start : start + _STATEMENT_WORDS])
     else:
+        start = -1
         statements = set()
     caps = set(capitals)
     scores = dict.fromkeys(counts, _PLAIN)
@@ -274,7 +285,7 @@ def _chunks(head: str, name: str = "") -> tuple[list[_Chunk], dict[str, int], se
         scores[k] = score
         if score > _PLAIN:
             scored.add(k)
-    return chunks, scores, scored, len(words)
+    return chunks, scores, scored, len(words), start
 
 
 _MEMO: dict[tuple, int] = {}  # the few distinct feature tuples' scores (bounded: counts are small)
@@ -318,17 +329,33 @@ def _without_leading_verb(phrase: str, head: str) -> str:
     return phrase
 
 
+def _spells(letters: list[str], words: list[str]) -> bool:
+    """Whether the initials of ``words`` (of each hyphenated part: "Self-supervised representation
+    learning" -> s, s, r, l; an ASCII letter; a word in parentheses has none) hold ``letters`` in
+    order, the first initial being the first letter ("SSRL")."""
+    parts = [p for w in words if w[0] != "(" for p in w.split("-")]
+    initials = [p[0].lower() for p in parts if p[:1].isascii() and p[:1].isalpha()]
+    if not initials or initials[0] != letters[0]:
+        return False
+    rest = iter(initials)
+    return all(c in rest for c in letters)
+
+
 def _describe(head: str, name: str | None = None) -> str:
     """:func:`describe` in Python: the definition, and the path for any text the C one declines."""
-    chunks, scores, scored, n_words = _chunks(head[:_HEAD], name.lower() if name else "")
+    chunks, scores, scored, n_words, stated = _chunks(head[:_HEAD], name.lower() if name else "")
     skip = _key(name) if name else None
     get = scores.__getitem__
+    letters = [c.lower() for c in name if "A" <= c <= "Z"] if name else []
 
     def value(keys: set[str]) -> int:  # the words' scores, and a small prior for a few words
         return sum(map(get, keys)) + _LENGTH_Q * min(len(keys), _LENGTH_UP_TO)
 
-    def rank(v: int, keys: set[str], at: int, joined: bool, before: str | None, one: bool) -> float:
-        # the value and the candidate's shape: where it starts, how its words' probabilities spread
+    def rank(
+        v: int, keys: set[str], at: int, joined: bool, before: str | None, one: bool, words: list[str]
+    ) -> float:
+        # the value and the candidate's shape: where it starts, how its words' probabilities spread,
+        # what its words look like
         n = len(keys)
         total = (sum(map(get, keys)) + n * _SHARE_Q) / _QUANTUM
         top = (max(map(get, keys)) + _SHARE_Q) / _QUANTUM if n else 0.0
@@ -344,6 +371,17 @@ def _describe(head: str, name: str | None = None) -> str:
             r = r + _R_BEFORE
         if one:
             r = r + _R_ONE
+        if words[-1].endswith("ing"):
+            r = r + _R_ING
+        if any(w[0] == "(" for w in words):
+            r = r + _R_PAREN
+        if 0 <= stated <= at < stated + _STATEMENT_WORDS:
+            r = r + _R_STATEMENT
+        if any("-" in w for w in words):
+            r = r + _R_HYPHEN
+        r = r + _R_CAPITALS * sum("A" <= w[0] <= "Z" for w in words)
+        if len(letters) >= 2 and _spells(letters, words):
+            r = r + _R_ACRONYM
         return r
 
     # candidates: a chunk, or a chunk, its connector and the next chunk, as the text has them
@@ -357,11 +395,12 @@ def _describe(head: str, name: str | None = None) -> str:
         words = surface[:_CHUNK_WORDS]
         distinct.discard(skip)  # type: ignore[arg-type]
         v = value(distinct)
-        cands.append((v, words, distinct, before, rank(v, distinct, at, False, before, len(words) == 1)))
+        rk = rank(v, distinct, at, False, before, len(words) == 1, words)
+        cands.append((v, words, distinct, before, rk))
         if linked and previous is not None:
             joined = previous[1] | distinct
             v = value(joined)
-            rk = rank(v, joined, previous[3], True, previous[2], False)
+            rk = rank(v, joined, previous[3], True, previous[2], False, [*previous[0], *words])
             cands.append((v, [*previous[0], before, *words], joined, previous[2], rk))
         previous = (words, distinct, before, at)
     if not cands:
@@ -518,6 +557,7 @@ def _compiled():  # noqa: ANN202
         (_THRESHOLD, _QUANTUM),
         (_LENGTH_Q, _SECOND_MIN_Q),
         (_R_SUM, _R_WORDS, _R_TOP, _R_MEAN, _R_AT, _R_JOINED, _R_BEFORE, _R_ONE),
+        (_R_ING, _R_PAREN, _R_STATEMENT, _R_HYPHEN, _R_CAPITALS, _R_ACRONYM),
     )
     return _keyphrase, None
 
@@ -533,7 +573,7 @@ def _c_pass():  # noqa: ANN202
 # The C pass (retrieval/_keyphrase.c, built by pip install; optional): the same describe() ~15x
 # faster, for texts of characters below U+3000 (others: this module's path). It mirrors _PUNCT,
 # _GLUED, _STATEMENT and the word loop of _chunks; tests compare the two paths on the same texts.
-_C_VERSION = 3
+_C_VERSION = 4
 _C_BELOW = 0x3000
 _UNSET = object()
 _c: object = _UNSET

@@ -391,3 +391,55 @@ def test_the_key_phrase_is_ranked_by_where_it_starts_and_how_its_words_score(mon
     for name in _RANK_WEIGHTS:
         monkeypatch.setattr(keyphrase, name, 0.0)
     assert keyphrase._describe(_RANKED) == "latent graph alignment"  # the value alone
+
+
+def _spelled(golf: int, networks: int) -> str:
+    return " " + " ".join(
+        [
+            "Molecular conformations matter for chemistry, and the energies are hard to compute.",
+            *["Here graph neural networks are trained, and so on."] * networks,
+            *["Many readers think about weather, food, travel, music, sport, art, books, films, cities."] * 3,
+            *["To reduce the cost, a gradual optimization learning framework is trained on them."] * golf,
+        ]
+    )
+
+
+def test_a_phrase_whose_initials_spell_the_name_is_preferred(monkeypatch):
+    # "graph neural networks" is said more often; "gradual optimization learning framework" spells
+    # GOLF, the title's name, which the real title then often spells out
+    from retrieval import keyphrase
+
+    text = _spelled(golf=2, networks=3)
+    for describe_ in (describe, keyphrase._describe):  # the C pass, if built, and the Python one
+        assert describe_(text, "GOLF") == "gradual optimization learning framework"
+        assert describe_(text, None) == "graph neural networks"
+        assert describe_(text, "GOAL") == "graph neural networks"  # no A among the initials
+        assert describe_(text, "OLF") == "graph neural networks"  # the first initial is not O
+        assert describe_(text, "Golf") == "graph neural networks"  # one capital spells nothing
+    monkeypatch.setattr(keyphrase, "_c", None)
+    monkeypatch.setattr(keyphrase, "_R_ACRONYM", 0.0)
+    assert keyphrase._describe(text, "GOLF") == "graph neural networks"
+
+
+@pytest.mark.parametrize(
+    ("name", "words", "spelled"),
+    [
+        ("GOLF", "Gradual Optimization Learning Framework", True),
+        ("SSRL", "Self-supervised representation learning", True),  # a hyphenated part's initial
+        ("MCNN", "memory-consistent neural network", True),
+        ("DIMAP", "Data-independent Module-Aware Pruning", True),
+        ("GCL", "graph contrastive learning (GCL)", True),  # a word in parentheses has no initial
+        ("GCL", "(GCL) graph contrastive learning", True),
+        ("GCL", "graph learning", False),
+        ("GCL", "contrastive graph learning", False),  # in order
+        ("GCL", "new graph contrastive learning", False),  # the first initial is the name's first
+        ("RL", "3D reinforcement learning", True),  # an initial is a letter
+        ("EL", "Élan learning", False),  # an ASCII letter
+        ("LP", "--- -label propagation", True),
+    ],
+)
+def test_the_initials_of_a_phrase_spell_a_name(name, words, spelled):
+    from retrieval.keyphrase import _spells
+
+    letters = [c.lower() for c in name if "A" <= c <= "Z"]
+    assert _spells(letters, words.split()) is spelled
