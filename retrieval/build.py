@@ -565,12 +565,8 @@ class Merger:
         given = place(shape) if place is not None else None
 
         def array(name: str, dtype: np.dtype, count: int) -> np.ndarray:
-            out = None if given is None else given.get(name)
-            if out is None:
-                return np.empty(count, dtype=dtype)
-            if out.dtype != dtype or out.shape != (count,):
-                raise ValueError(f"the place given for {name} is not {count} of {dtype}")
-            return out
+            out = postings.placed(given, name, dtype, (count,))
+            return np.empty(count, dtype=dtype) if out is None else out
 
         indptr = array("indptr", np.dtype(np.int64), n_terms + 1)
         indptr[0] = 0

@@ -307,11 +307,9 @@ def _core_arrays(
     them (see :func:`_core_sizes`), the same values."""
 
     def put(name: str, values: np.ndarray) -> np.ndarray:
-        given = None if out is None else out.get(name)
+        given = postings_module.placed(out, name, values.dtype, values.shape)
         if given is None:
             return values
-        if given.shape != values.shape or given.dtype != values.dtype:
-            raise ValueError(f"the place given for {name} is not {values.shape} of {values.dtype}")
         given[...] = values
         return given
 

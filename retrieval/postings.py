@@ -211,6 +211,21 @@ def _contributions(params: BM25Params, idf: Any, tf: np.ndarray, norm: FloatArra
         return idf * (delta + (tf * (k1 + 1)) / (norm + tf))
 
 
+def placed(
+    out: Mapping[str, np.ndarray] | None, name: str, dtype: np.dtype, shape: tuple[int, ...]
+) -> np.ndarray | None:
+    """The array ``out`` gives for ``name`` (the memory an array is to be made in, e.g. its place in
+    the cache file's memory map), checked to be of this dtype and shape; None when it gives none.
+
+    Raises:
+        ValueError: The given array is of another dtype or shape.
+    """
+    given = None if out is None else out.get(name)
+    if given is not None and (given.dtype != dtype or given.shape != shape):
+        raise ValueError(f"the place given for {name} is not {shape} of {dtype}")
+    return given
+
+
 def pruning_arrays(
     arrays: dict[str, np.ndarray],
     params: BM25Params,
@@ -244,11 +259,9 @@ def pruning_arrays(
 
     def array(name: str) -> np.ndarray:
         dtype, count = sizes[name]
-        given = None if out is None else out.get(name)
+        given = placed(out, name, dtype, (count,))
         if given is None:
             return np.zeros(count, dtype=dtype)
-        if given.dtype != dtype or given.shape != (count,):
-            raise ValueError(f"the place given for {name} is not {count} of {dtype}")
         given.fill(0)
         return given
 
