@@ -146,6 +146,73 @@ def test_the_hooks_phrase_is_cut_to_the_title_limit_and_loses_a_leading_name(hoo
     assert len(title) <= TITLE_LIMIT and not title.endswith(ELLIPSIS)
 
 
+_NO_NAME = (
+    "Preference data is noisy. We study diverging preferences in human-labeled preference datasets, "
+    "which we find to be common. Diverging preferences matter."
+)
+
+
+def test_without_a_name_the_key_phrase_is_followed_by_the_statements_core(hook):
+    # the key phrase misses a word the text repeats ("diverging") that the statement's object has
+    _, answer = hook
+    answer["value"] = "noisy preference data"
+    title = derive_title(_NO_NAME)
+    key, _, core = title.partition(": ")
+    assert key == "Noisy preference data"
+    assert core and "diverging" in core.lower() and len(core.split()) <= text._T_RULE_WORDS
+    assert _NO_NAME.lower().find(core.lower()) != -1  # the statement's own words, in its order
+
+
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        _NO_NAME.replace(" Diverging preferences matter.", ""),  # "diverging" said once: not the topic
+        "Preference data is noisy. We study noisy preference data, which we find to be common.",
+    ],
+)
+def test_without_a_new_repeated_word_the_key_phrase_stands_alone(hook, abstract):
+    _, answer = hook
+    answer["value"] = "noisy preference data"
+    assert derive_title(abstract) == "Noisy preference data"
+
+
+def test_the_statements_core_is_added_only_when_both_fit(hook):
+    _, answer = hook
+    answer["value"] = "noisy preference data " + "of many words " * 4  # fits alone, not with the core
+    title = derive_title(_NO_NAME)
+    assert len(answer["value"]) < TITLE_LIMIT < len(answer["value"]) + len(": Diverging preferences")
+    assert ":" not in title and title == _capitalize_first(answer["value"].strip())
+
+
+def _capitalize_first(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def test_with_a_name_the_key_phrase_gets_no_core(hook):
+    # the appositive's "evaluation" is repeated and not in the key phrase: the name is the title's lead
+    _, answer = hook
+    answer["value"] = "sparse autoencoder metrics"
+    abstract = SAEBENCH.replace("a comprehensive evaluation", "an evaluation")
+    abstract = abstract.replace("It has", "Its evaluation has")
+    assert derive_title(abstract) == "SAEBench: Sparse autoencoder metrics"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "core"),
+    [
+        ("Sampling complex distributions is an important objective", "Sampling complex distributions"),
+        ("In deep metric learning, the triplet loss", "deep metric learning"),  # a comma ends it
+        ("Problem of curriculum RL in practice", "curriculum RL"),  # generic opening words go
+        ("Transformers with a single layer", ""),  # the cap cut "a single ...": one word is left
+        ("Graph neural networks (GNNs) over-smooth", "Graph neural networks"),  # a parenthesis ends it
+        ("Convergence bounds for", "Convergence bounds"),  # no dangling last word
+        ("Naive", ""),
+    ],
+)
+def test_the_core_of_the_rules_phrase(phrase, core):
+    assert text._t_rule_core(phrase) == core
+
+
 def test_the_keyphrase_version_is_part_of_the_title_rules_version(monkeypatch):
     fake = types.ModuleType("retrieval.keyphrase")
     fake.KEYPHRASE_VERSION = "kp-7"
