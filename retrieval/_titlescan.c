@@ -30,6 +30,10 @@
  * that a lowercase letter or ")" comes before and a capital and a lowercase letter after, the ends of
  * the matches of `\.(?=[A-Z][a-z])` from 1 (the classes ASCII) that pass that test, in text order.
  *
+ * sites(head, lower, limit) is the whole of text.py's _t_sites_rules (statements and names
+ * introduced explicitly), with its regexes read by hand; it returns None where it leaves the
+ * decision to the rules (see the comment above it).
+ *
  * retrieval/text.py keeps the regexes as the definition and the fallback (tests compare the two).
  */
 #define PY_SSIZE_T_CLEAN
@@ -159,6 +163,35 @@ static int passed_over(int kind, const void *data, Py_ssize_t n, long kv, Py_ssi
     return 1;
 }
 
+/* the next keyword hit at or after i (its start, the keyword's index in *found), or -1; with
+ * sites, those _t_sites passes over are skipped (each still read: the next starts after it) */
+static Py_ssize_t next_hit(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, int sites, int *found) {
+    while (i < n) {
+        if (kind == PyUnicode_1BYTE_KIND) {
+            /* to the next space that a keyword's first character follows (any other space
+             * starts no match): one comparison a character, no call */
+            const Py_UCS1 *d = (const Py_UCS1 *)data;
+            while (i + 1 < n && !(d[i] == ' ' && opens[d[i + 1]])) i++;
+            if (i + 1 >= n) return -1;
+        } else {
+            while (i < n && PyUnicode_READ(kind, data, i) != ' ') i++; /* to the next space */
+            if (i >= n) return -1;
+        }
+        int k = keyword_at(kind, data, n, i);
+        if (k < 0) {
+            i++;
+            continue;
+        }
+        if (sites && passed_over(kind, data, n, kind_of[k], i + 1 + lengths[k])) {
+            i += 1 + lengths[k];
+            continue;
+        }
+        *found = k;
+        return i;
+    }
+    return -1;
+}
+
 static PyObject *scan(PyObject *arg, int sites) {
     if (!PyUnicode_Check(arg) || PyUnicode_READY(arg) < 0) {
         PyErr_SetString(PyExc_TypeError, "hits() takes a str");
@@ -170,44 +203,11 @@ static PyObject *scan(PyObject *arg, int sites) {
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
     Py_ssize_t i = 0;
-    while (i < n) {
-        if (kind == PyUnicode_1BYTE_KIND) {
-            /* to the next space that a keyword's first character follows (any other space
-             * starts no match): one comparison a character, no call */
-            const Py_UCS1 *d = (const Py_UCS1 *)data;
-            while (i + 1 < n && !(d[i] == ' ' && opens[d[i + 1]])) i++;
-            if (i + 1 >= n) break;
-        } else {
-            i = PyUnicode_FindChar(arg, ' ', i, n, 1); /* to the next space */
-            if (i == -2) {
-                Py_DECREF(out);
-                return NULL;
-            }
-            if (i < 0) break;
-        }
-        int found = keyword_at(kind, data, n, i);
-        if (found < 0) {
-            i++;
-            continue;
-        }
-        if (sites && passed_over(kind, data, n, kind_of[found], i + 1 + lengths[found])) {
-            i += 1 + lengths[found]; /* (the match is still read: the next starts after it) */
-            continue;
-        }
-        PyObject *start = PyLong_FromSsize_t(i), *end = PyLong_FromSsize_t(i + 1 + lengths[found]);
-        PyObject *triple = start != NULL && end != NULL ? PyTuple_New(3) : NULL;
-        if (triple == NULL) {
-            Py_XDECREF(start);
-            Py_XDECREF(end);
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(triple, 0, start); /* (start, end, kind) */
-        PyTuple_SET_ITEM(triple, 1, end);
-        Py_INCREF(kinds[found]);
-        PyTuple_SET_ITEM(triple, 2, kinds[found]);
-        if (PyList_Append(out, triple) < 0) {
-            Py_DECREF(triple);
+    int found;
+    while ((i = next_hit(kind, data, n, i, sites, &found)) >= 0) {
+        PyObject *triple = Py_BuildValue("(nnO)", i, i + 1 + lengths[found], kinds[found]);
+        if (triple == NULL || PyList_Append(out, triple) < 0) {
+            Py_XDECREF(triple);
             Py_DECREF(out);
             return NULL;
         }
@@ -583,6 +583,660 @@ static PyObject *cut(PyObject *self, PyObject *args) {
 #undef AT
 }
 
+/* sites(head, lower, limit): text.py's _t_sites_rules (the contribution statements and the names
+ * introduced explicitly) in one pass, or None where this pass does not decide and the rules must
+ * run: a non-ASCII letter where _T_LEAD (case-insensitive) compares one, a lowercase long form
+ * after a head noun (_T_LOWER_NAMED), a lowercase name that _t_lower_apposed would try, a
+ * non-ASCII word where _t_after_head_noun or _t_compound_adjective reads one. Each regex of the
+ * rules is read here as the engine reads it, alternatives and options in its order of trying
+ * (where a repetition could give back characters, what follows them cannot match, so the
+ * greedy reading is the match):
+ *   _T_STATEMENT  (?:(?:adverbs) )?(?P<v>verb forms)(?:e?s|e)?(?=[\s:,])[\s:]*      (on lower)
+ *   _T_LEAD       (?:that\s+|how\s+|a\s+way\s+to\s+)?(?:(?:a|an|...)\s+)?(?:(?:novel|...)[,\s]+
+ *                 (?:and\s+|yet\s+)?)*                                            (re.I, on head)
+ *   _T_INTRODUCED, _T_NAMED, _T_NAME_AT  as text.py spells them
+ * with [A-Z] [a-z] [0-9] ASCII, \s str.isspace(), \w str.isalnum() or "_", \d str.isdecimal(),
+ * as re has them for a str pattern. configure_rules() gives the words (text.py's tuples). */
+#define NOCH 0x110000
+#define MAX_WORDS 64
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+} Txt;
+
+static inline Py_UCS4 CH(const Txt *t, Py_ssize_t i) {
+    return i >= 0 && i < t->n ? PyUnicode_READ(t->kind, t->data, i) : NOCH;
+}
+static inline int WS(Py_UCS4 c) { return c != NOCH && Py_UNICODE_ISSPACE(c); }
+static inline int W(Py_UCS4 c) { return c != NOCH && is_w(c); }
+static inline Py_ssize_t skip_ws(const Txt *t, Py_ssize_t i) {
+    while (WS(CH(t, i))) i++;
+    return i;
+}
+static inline Py_ssize_t skip_run(const Txt *t, Py_ssize_t i) { /* [\w-]* */
+    for (Py_UCS4 c = CH(t, i); W(c) || c == '-'; c = CH(t, ++i)) {
+    }
+    return i;
+}
+static inline int quote_open(Py_UCS4 c) { return c == '"' || c == 0x201C || c == '*'; }  /* ["“*] */
+static inline int quote_close(Py_UCS4 c) { return c == '"' || c == 0x201D || c == '*'; } /* ["”*] */
+
+/* the literal (ASCII) s at i, exactly */
+static int lit(const Txt *t, Py_ssize_t i, const char *s, Py_ssize_t len) {
+    if (i < 0 || i + len > t->n) return 0;
+    for (Py_ssize_t k = 0; k < len; k++)
+        if (PyUnicode_READ(t->kind, t->data, i + k) != (Py_UCS4)(unsigned char)s[k]) return 0;
+    return 1;
+}
+
+/* the lowercase ASCII literal s at i, case-insensitively as re.I reads it: 1, 0, or -1 where a
+ * non-ASCII character is compared (re.I may match it: K, ſ) */
+static int ci_lit(const Txt *t, Py_ssize_t i, const char *s, Py_ssize_t len) {
+    for (Py_ssize_t k = 0; k < len; k++) {
+        Py_UCS4 c = CH(t, i + k);
+        if (c == NOCH) return 0;
+        if (c > 127) return -1;
+        if (c >= 'A' && c <= 'Z') c += 32;
+        if (c != (Py_UCS4)(unsigned char)s[k]) return 0;
+    }
+    return 1;
+}
+
+typedef struct {
+    int n;
+    char w[MAX_WORDS][MAX_LENGTH + 1];
+    Py_ssize_t len[MAX_WORDS];
+} Words;
+
+static Words st_adverbs, st_forms, lead_openers, lead_determiners, lead_adjectives, lead_joins, lead_first,
+    intro_kinds, named_words;
+static char form_introduces[MAX_WORDS]; /* st_forms[k] is in _T_INTRO_VERBS */
+static PyObject *generic_set = NULL, *noun_any_set = NULL, *naming_links_set = NULL;
+static int rules_configured = 0;
+
+static int read_words(PyObject *dict, const char *key, Words *out) {
+    PyObject *seq = PyDict_GetItemString(dict, key); /* (borrowed) */
+    if (seq == NULL) {
+        PyErr_Format(PyExc_KeyError, "configure_rules() needs %s", key);
+        return -1;
+    }
+    seq = PySequence_Fast(seq, "configure_rules() takes sequences of words");
+    if (seq == NULL) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > MAX_WORDS) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "too many words");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_UCS1 buf[MAX_LENGTH];
+        Py_ssize_t len;
+        if (read_ascii(PySequence_Fast_GET_ITEM(seq, k), buf, &len) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        memcpy(out->w[k], buf, (size_t)len);
+        out->w[k][len] = 0;
+        out->len[k] = len;
+    }
+    out->n = (int)n;
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int read_set(PyObject *dict, const char *key, PyObject **out) {
+    PyObject *set = PyDict_GetItemString(dict, key);
+    if (set == NULL || !PyAnySet_Check(set)) {
+        PyErr_Format(PyExc_TypeError, "configure_rules() needs %s, a set", key);
+        return -1;
+    }
+    Py_INCREF(set);
+    Py_XSETREF(*out, set);
+    return 0;
+}
+
+static PyObject *configure_rules(PyObject *self, PyObject *dict) {
+    rules_configured = 0;
+    if (!PyDict_Check(dict)) {
+        PyErr_SetString(PyExc_TypeError, "configure_rules() takes a dict");
+        return NULL;
+    }
+    if (read_words(dict, "statement_adverbs", &st_adverbs) < 0 ||
+        read_words(dict, "statement_forms", &st_forms) < 0 ||
+        read_words(dict, "lead_openers", &lead_openers) < 0 ||
+        read_words(dict, "lead_determiners", &lead_determiners) < 0 ||
+        read_words(dict, "lead_adjectives", &lead_adjectives) < 0 ||
+        read_words(dict, "lead_joins", &lead_joins) < 0 || read_words(dict, "lead_first", &lead_first) < 0 ||
+        read_words(dict, "introduced_kinds", &intro_kinds) < 0 ||
+        read_words(dict, "named_words", &named_words) < 0 || read_set(dict, "generic", &generic_set) < 0 ||
+        read_set(dict, "head_noun_any", &noun_any_set) < 0 ||
+        read_set(dict, "naming_links", &naming_links_set) < 0)
+        return NULL;
+    PyObject *intro = PyDict_GetItemString(dict, "intro_verbs");
+    if (intro == NULL || !PyAnySet_Check(intro)) {
+        PyErr_SetString(PyExc_TypeError, "configure_rules() needs intro_verbs, a set");
+        return NULL;
+    }
+    for (int k = 0; k < st_forms.n; k++) {
+        PyObject *w = PyUnicode_FromString(st_forms.w[k]);
+        int in = w == NULL ? -1 : PySet_Contains(intro, w);
+        Py_XDECREF(w);
+        if (in < 0) return NULL;
+        form_introduces[k] = (char)in;
+    }
+    rules_configured = 1;
+    Py_RETURN_NONE;
+}
+
+/* _T_STATEMENT.match(lower, p): 1 with the verb's span and the match's end, else 0 */
+static int statement_at(const Txt *t, Py_ssize_t p, Py_ssize_t *vs, Py_ssize_t *ve, Py_ssize_t *end,
+                        int *form) {
+    static const char *suffixes[4] = {"es", "s", "e", ""}; /* (?:e?s|e)? in its order of trying */
+    for (int with_adverb = 1; with_adverb >= 0; with_adverb--) {
+        Py_ssize_t q = p;
+        if (with_adverb) {
+            int a = 0;
+            while (a < st_adverbs.n && !(lit(t, p, st_adverbs.w[a], st_adverbs.len[a]) &&
+                                         CH(t, p + st_adverbs.len[a]) == ' '))
+                a++;
+            if (a == st_adverbs.n) continue;
+            q = p + st_adverbs.len[a] + 1;
+        }
+        for (int f = 0; f < st_forms.n; f++) {
+            if (!lit(t, q, st_forms.w[f], st_forms.len[f])) continue;
+            Py_ssize_t e = q + st_forms.len[f];
+            for (int x = 0; x < 4; x++) {
+                Py_ssize_t sl = (Py_ssize_t)strlen(suffixes[x]);
+                if (!lit(t, e, suffixes[x], sl)) continue;
+                Py_UCS4 c = CH(t, e + sl);
+                if (!(WS(c) || c == ':' || c == ',')) continue;
+                Py_ssize_t y = e + sl;
+                while (WS(CH(t, y)) || CH(t, y) == ':') y++;
+                *vs = q;
+                *ve = e;
+                *end = y;
+                *form = f;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* the words w (a space in one: \s+), then \s+, case-insensitively at i: the end, 0 for none, -1
+ * to bail (see ci_lit) */
+static Py_ssize_t ci_words_ws(const Txt *t, Py_ssize_t i, const char *w, Py_ssize_t len, int comma) {
+    Py_ssize_t k = 0;
+    while (k < len) {
+        Py_ssize_t part = 0;
+        while (k + part < len && w[k + part] != ' ') part++;
+        int r = ci_lit(t, i, w + k, part);
+        if (r <= 0) return r;
+        i += part;
+        k += part + 1; /* (past the space) */
+        Py_UCS4 c = CH(t, i);
+        if (!(WS(c) || (comma && k >= len && c == ','))) return 0;
+        while (WS(CH(t, i)) || (comma && k >= len && CH(t, i) == ',')) i++;
+    }
+    return i;
+}
+
+/* _t_lead_end(text, pos): where _T_LEAD's match from pos ends, or -1 to bail */
+static Py_ssize_t lead_end(const Txt *t, Py_ssize_t pos) {
+    /* text[pos:pos+20].split(None, 1)[0].split(",", 1)[0]: ASCII and not a lead's first word */
+    Py_ssize_t hi = pos + 20 < t->n ? pos + 20 : t->n;
+    Py_ssize_t a = pos;
+    while (a < hi && WS(CH(t, a))) a++;
+    if (a < hi) {
+        Py_ssize_t b = a;
+        int ascii = 1;
+        while (b < hi && !WS(CH(t, b))) {
+            if (CH(t, b) == ',') break;
+            if (CH(t, b) > 127) ascii = 0;
+            b++;
+        }
+        if (ascii) {
+            int k = 0;
+            while (k < lead_first.n && !(lead_first.len[k] == b - a && ci_lit(t, a, lead_first.w[k], b - a) == 1))
+                k++;
+            if (k == lead_first.n) return pos;
+        }
+    }
+    Py_ssize_t p = pos, e;
+    for (int k = 0; k < lead_openers.n; k++) {
+        if ((e = ci_words_ws(t, p, lead_openers.w[k], lead_openers.len[k], 0)) < 0) return -1;
+        if (e > 0) {
+            p = e;
+            break;
+        }
+    }
+    for (int k = 0; k < lead_determiners.n; k++) {
+        if ((e = ci_words_ws(t, p, lead_determiners.w[k], lead_determiners.len[k], 0)) < 0) return -1;
+        if (e > 0) {
+            p = e;
+            break;
+        }
+    }
+    for (;;) { /* (?:(?:adjectives)[,\s]+(?:and\s+|yet\s+)?)* */
+        Py_ssize_t q = 0;
+        for (int k = 0; k < lead_adjectives.n && q == 0; k++)
+            if ((q = ci_words_ws(t, p, lead_adjectives.w[k], lead_adjectives.len[k], 1)) < 0) return -1;
+        if (q == 0) return p;
+        for (int k = 0; k < lead_joins.n; k++) {
+            if ((e = ci_words_ws(t, q, lead_joins.w[k], lead_joins.len[k], 0)) < 0) return -1;
+            if (e > 0) {
+                q = e;
+                break;
+            }
+        }
+        p = q;
+    }
+}
+
+/* _T_INTRODUCED.match(head, at) and _t_introduced's test after it: 1 with the name's span, else 0 */
+static int introduced_match(const Txt *t, Py_ssize_t at, Py_ssize_t *ns, Py_ssize_t *ne) {
+    Py_ssize_t p = at;
+    while (is_az(CH(t, p))) p++;
+    Py_ssize_t s_end = p;
+    if (CH(t, p) == ',') p++;
+    if (!WS(CH(t, p))) return 0;
+    p = skip_ws(t, p);
+    for (int with_the = 1; with_the >= 0; with_the--) {
+        Py_ssize_t q = p;
+        if (with_the) {
+            if (!(lit(t, q, "the", 3) && WS(CH(t, q + 3)))) continue;
+            q = skip_ws(t, q + 3);
+        }
+        while (quote_open(CH(t, q))) q++;
+        if (!is_AZ(CH(t, q))) continue;
+        Py_ssize_t ends[5];
+        int count = 0;
+        ends[0] = skip_run(t, q + 1);
+        while (count < 4) { /* (?:\s+[A-Z][\w-]*){0,4} */
+            Py_ssize_t r = ends[count];
+            if (!WS(CH(t, r))) break;
+            r = skip_ws(t, r);
+            if (!is_AZ(CH(t, r))) break;
+            ends[++count] = skip_run(t, r + 1);
+        }
+        for (int j = count; j >= 0; j--) {
+            Py_ssize_t x = ends[j], y = x;
+            while (quote_close(CH(t, y))) y++;
+            Py_ssize_t z = skip_ws(t, y);
+            Py_UCS4 c = CH(t, z);
+            int k = 0;
+            if (!(c == ',' || c == ':' || c == '(' || c == 0x2014)) { /* else (?P<k>...) */
+                if (!WS(CH(t, y))) continue;
+                int w = 0;
+                while (w < intro_kinds.n) {
+                    if (lit(t, z, intro_kinds.w[w], intro_kinds.len[w])) {
+                        Py_UCS4 d = CH(t, z + intro_kinds.len[w]);
+                        if (WS(d) || d == ',' || d == '.') break;
+                    }
+                    w++;
+                }
+                if (w == intro_kinds.n) continue;
+                k = 1;
+            }
+            /* "the proposed MOO framework": n.group("k") and n.group("s").endswith("ed") and
+             * head[at - 11 : at - 6] != " our " */
+            if (k && s_end - at >= 2 && CH(t, s_end - 2) == 'e' && CH(t, s_end - 1) == 'd') {
+                Py_ssize_t a = at - 11, b = at - 6; /* (Python's slice: a negative index from the end) */
+                if (a < 0) a += t->n;
+                if (a < 0) a = 0;
+                if (b < 0) b += t->n;
+                if (b < 0) b = 0;
+                if (b > t->n) b = t->n;
+                if (!(b - a == 5 && lit(t, a, " our ", 5))) return 0;
+            }
+            *ns = q;
+            *ne = x;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* _t_introduced(head, at): its prefilter (a capital opens, after quote marks, one of the first
+ * three words of head[at:at+200], or there are fewer than four), then the match */
+static int introduced(const Txt *t, Py_ssize_t at, Py_ssize_t *ns, Py_ssize_t *ne) {
+    Py_ssize_t hi = at + 200 < t->n ? at + 200 : t->n, i = at;
+    int words = 0, capital = 0;
+    if (i < 0) i = 0; /* (at >= 0 here) */
+    while (words < 4) {
+        while (i < hi && WS(CH(t, i))) i++;
+        if (i >= hi) break;
+        if (words < 3) {
+            Py_ssize_t j = i;
+            while (j < hi && quote_open(CH(t, j))) j++;
+            if (j < hi && !WS(CH(t, j)) && is_AZ(CH(t, j))) capital = 1;
+        }
+        words++;
+        while (i < hi && !WS(CH(t, i))) i++;
+    }
+    if (words == 4 && !capital) return 0;
+    return introduced_match(t, at, ns, ne);
+}
+
+/* _T_NAMED.match(head, p): 1 with the name's span, else 0 */
+static int named_match(const Txt *t, Py_ssize_t p, Py_ssize_t *ns, Py_ssize_t *ne) {
+    for (int with_prefix = 1; with_prefix >= 0; with_prefix--) {
+        Py_ssize_t q = p;
+        if (with_prefix) {
+            int w = 0;
+            while (w < named_words.n && !(lit(t, q, named_words.w[w], named_words.len[w]) &&
+                                          WS(CH(t, q + named_words.len[w]))))
+                w++;
+            if (w < named_words.n) q = skip_ws(t, q + named_words.len[w]);
+            else if (lit(t, q, "--", 2) && WS(CH(t, q + 2))) q = skip_ws(t, q + 2);
+            else if (CH(t, q) == 0x2014) q = skip_ws(t, q + 1);
+            else continue;
+        }
+        for (int with_as = 1; with_as >= 0; with_as--) {
+            Py_ssize_t r = q;
+            while (quote_open(CH(t, r))) r++;
+            if (with_as) {
+                if (!(lit(t, r, "as", 2) && WS(CH(t, r + 2)))) continue;
+                r = skip_ws(t, r + 2);
+            }
+            while (quote_open(CH(t, r))) r++;
+            if (!is_AZ(CH(t, r))) continue;
+            Py_ssize_t e = skip_run(t, r + 1);
+            for (int count = 0; count < 4; count++) {
+                if (!WS(CH(t, e))) break;
+                Py_ssize_t s = skip_ws(t, e);
+                if (!is_AZ(CH(t, s))) break;
+                e = skip_run(t, s + 1);
+            }
+            *ns = r;
+            *ne = e;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* _T_NAME_AT.match(head, p): 1 with the span of group n, else 0 */
+static int name_at_match(const Txt *t, Py_ssize_t p, Py_ssize_t *ns, Py_ssize_t *ne) {
+    Py_ssize_t q = p;
+    for (Py_UCS4 c = CH(t, q); c == '"' || c == 0x201C || c == '*' || c == '_'; c = CH(t, ++q)) {
+    }
+    Py_UCS4 c0 = CH(t, q);
+    Py_ssize_t e = -1, r;
+    if (is_AZ(c0)) {
+        r = q + 1; /* [A-Z][a-z]*-?[A-Z0-9][\w+*-]* */
+        while (is_az(CH(t, r))) r++;
+        Py_ssize_t r2 = -1;
+        if (CH(t, r) == '-' && (is_AZ(CH(t, r + 1)) || is_09(CH(t, r + 1)))) r2 = r + 2;
+        else if (is_AZ(CH(t, r)) || is_09(CH(t, r))) r2 = r + 1;
+        if (r2 >= 0) {
+            for (Py_UCS4 c = CH(t, r2); W(c) || c == '+' || c == '*' || c == '-'; c = CH(t, ++r2)) {
+            }
+            e = r2;
+        } else if (is_az(CH(t, q + 1))) { /* [A-Z][a-z]+(?:-[a-z]+)*-[A-Z][\w-]* */
+            r = q + 1;
+            while (is_az(CH(t, r))) r++;
+            while (CH(t, r) == '-' && is_az(CH(t, r + 1))) {
+                r += 2;
+                while (is_az(CH(t, r))) r++;
+            }
+            if (CH(t, r) == '-' && is_AZ(CH(t, r + 1))) e = skip_run(t, r + 2);
+        }
+    } else if (is_az(c0)) { /* [a-z]{1,2}[A-Z][\w-]+ */
+        if (is_az(CH(t, q + 1)) && is_AZ(CH(t, q + 2))) r = q + 3;
+        else if (is_AZ(CH(t, q + 1))) r = q + 2;
+        else return 0;
+        Py_UCS4 c = CH(t, r);
+        if (W(c) || c == '-') e = skip_run(t, r);
+    }
+    if (e < 0) return 0;
+    /* (?:\.\d\w*|\$\\[A-Za-z]+\$)? */
+    if (CH(t, e) == '.' && CH(t, e + 1) != NOCH && Py_UNICODE_ISDECIMAL(CH(t, e + 1))) {
+        e += 2;
+        while (W(CH(t, e))) e++;
+    } else if (CH(t, e) == '$' && CH(t, e + 1) == '\\') {
+        Py_ssize_t x = e + 2;
+        while (is_az(CH(t, x)) || is_AZ(CH(t, x))) x++;
+        if (x > e + 2 && CH(t, x) == '$') e = x + 1;
+    }
+    *ns = q;
+    *ne = e;
+    return 1;
+}
+
+/* _t_compound_adjective(head[s:e]): 1, 0, or -1 to bail (a non-ASCII tail) */
+static int compound_adjective(const Txt *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t dash = e - 1;
+    while (dash >= s && CH(t, dash) != '-') dash--;
+    if (dash < s || e - dash - 1 < 3) return 0;
+    for (Py_ssize_t i = dash + 1; i < e; i++) {
+        Py_UCS4 c = CH(t, i);
+        if (c > 127) return -1;
+        if (!is_az(c)) return 0;
+    }
+    return 1;
+}
+
+/* membership of head[s:e] in a set: 1, 0, -1 on error */
+static int span_in(PyObject *head, Py_ssize_t s, Py_ssize_t e, PyObject *set) {
+    PyObject *w = PyUnicode_Substring(head, s, e);
+    if (w == NULL) return -1;
+    int r = PySet_Contains(set, w);
+    Py_DECREF(w);
+    return r;
+}
+
+/* _t_after_head_noun(head, start): 1, 0, -1 on error, -2 to bail (a non-ASCII character read) */
+static int after_head_noun(const Txt *t, Py_ssize_t start) {
+    Py_ssize_t a = start - 40 > 0 ? start - 40 : 0, b = start;
+    char buf[48];
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = a; i < b; i++) {
+        Py_UCS4 c = CH(t, i);
+        if (c > 127) return -2;
+        if (c >= 'A' && c <= 'Z') c += 32;
+        buf[n++] = c == ',' ? ' ' : (char)c;
+    }
+    Py_ssize_t lo = 0, hi = n; /* .strip(" \"“*:_") */
+    while (lo < hi && strchr(" \"*:_", buf[lo]) != NULL && buf[lo]) lo++;
+    while (hi > lo && strchr(" \"*:_", buf[hi - 1]) != NULL && buf[hi - 1]) hi--;
+    Py_ssize_t ws[2], we[2]; /* the last two words (.split()[-2:]) */
+    int words = 0;
+    Py_ssize_t i = hi;
+    while (words < 2) {
+        while (i > lo && Py_UNICODE_ISSPACE((Py_UCS4)(unsigned char)buf[i - 1])) i--;
+        if (i <= lo) break;
+        we[words] = i;
+        while (i > lo && !Py_UNICODE_ISSPACE((Py_UCS4)(unsigned char)buf[i - 1])) i--;
+        ws[words++] = i;
+    }
+    if (words == 0) return 0;
+    /* words[0] is the last: with two, a naming link last ("methods called") leaves the one before */
+    int last = 0;
+    if (words == 2) {
+        PyObject *w = PyUnicode_FromStringAndSize(buf + ws[0], we[0] - ws[0]);
+        int link = w == NULL ? -1 : PySet_Contains(naming_links_set, w);
+        Py_XDECREF(w);
+        if (link < 0) return -1;
+        if (link) last = 1;
+    }
+    PyObject *w = PyUnicode_FromStringAndSize(buf + ws[last], we[last] - ws[last]);
+    int r = w == NULL ? -1 : PySet_Contains(noun_any_set, w);
+    Py_XDECREF(w);
+    return r;
+}
+
+static int add_named(PyObject *named, PyObject *head, Py_ssize_t s, Py_ssize_t e) {
+    PyObject *w = PyUnicode_Substring(head, s, e);
+    if (w == NULL) return -1;
+    PyObject *pair = Py_BuildValue("(Nn)", w, s);
+    if (pair == NULL) return -1;
+    int r = PyList_Append(named, pair);
+    Py_DECREF(pair);
+    return r;
+}
+
+/* where head_noun_at() finds the word after a head noun from obj, or -1; -2 on error */
+static Py_ssize_t head_noun_pos(PyObject *head, Py_ssize_t obj) {
+    PyObject *args = Py_BuildValue("(On)", head, obj);
+    if (args == NULL) return -2;
+    PyObject *r = head_noun_at(NULL, args);
+    Py_DECREF(args);
+    if (r == NULL) return -2;
+    Py_ssize_t at = PyLong_AsSsize_t(r);
+    Py_DECREF(r);
+    return at;
+}
+
+#define BAIL 2
+static PyObject *sites(PyObject *self, PyObject *args) {
+    PyObject *head, *lower;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "UUn", &head, &lower, &limit)) return NULL;
+    if (!rules_configured || n_keywords == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "configure() and configure_rules() were not called");
+        return NULL;
+    }
+    Txt h = {PyUnicode_KIND(head), PyUnicode_DATA(head), PyUnicode_GET_LENGTH(head)};
+    Txt l = {PyUnicode_KIND(lower), PyUnicode_DATA(lower), PyUnicode_GET_LENGTH(lower)};
+    if (h.n != l.n) {
+        PyErr_SetString(PyExc_ValueError, "sites() takes a text and its lowercase, of one length");
+        return NULL;
+    }
+    PyObject *statements = PyList_New(0), *named = PyList_New(0);
+    if (statements == NULL || named == NULL) goto fail;
+    Py_ssize_t i = 0, start, ns, ne;
+    int found, status = 0;
+    while (status == 0 && (start = next_hit(l.kind, l.data, l.n, i, 1, &found)) >= 0) {
+        long kind = kind_of[found];
+        Py_ssize_t end = start + 1 + lengths[found];
+        i = end;
+        if (kind != 4) {
+            if (CH(&l, end) != ' ') continue;
+            if (kind <= 1 && PyList_GET_SIZE(statements) >= limit) continue;
+        }
+        end += 1;
+        if (kind <= 1) { /* 0: "this", 1: "we" */
+            if (kind == 0) {
+                int m = 0;
+                while (m < n_subjects && !ascii_at(l.kind, l.data, l.n, end, subjects[m], subject_lengths[m])) m++;
+                if (m == n_subjects) continue;
+                end += subject_lengths[m]; /* (lower.find(" ", end) + 1: the subject ends with its space) */
+            }
+            int k = 0;
+            while (k < n_starts && !ascii_at(l.kind, l.data, l.n, end, starts[k], 3)) k++;
+            Py_ssize_t vs, ve, se;
+            int form;
+            if (k == n_starts || !statement_at(&l, end, &vs, &ve, &se, &form)) continue;
+            Py_ssize_t obj = lead_end(&h, se);
+            if (obj < 0) {
+                status = BAIL;
+                break;
+            }
+            PyObject *verb = PyUnicode_Substring(lower, vs, ve);
+            PyObject *triple = verb == NULL ? NULL : Py_BuildValue("(nnN)", start + 1, obj, verb);
+            if (triple == NULL || PyList_Append(statements, triple) < 0) {
+                Py_XDECREF(triple);
+                goto fail;
+            }
+            Py_DECREF(triple);
+            if (form_introduces[form] && introduced(&h, ve, &ns, &ne) && add_named(named, head, ns, ne) < 0)
+                goto fail;
+        } else if (kind == 2) { /* "called", "named" ... */
+            if (!named_match(&h, end, &ns, &ne)) {
+                int after = after_head_noun(&h, start + 1);
+                if (after == -1) goto fail;
+                if (after != 0) { /* (_T_LOWER_NAMED: the rules') */
+                    status = BAIL;
+                    break;
+                }
+                continue;
+            }
+            if (add_named(named, head, ns, ne) < 0) goto fail;
+        } else if (kind == 4) { /* "propos", "introduc", "present" */
+            int got = introduced(&h, end - 1, &ns, &ne);
+            Py_ssize_t word_end = -1;
+            for (Py_ssize_t j = end - 1; j < end + 12 && j < l.n; j++)
+                if (CH(&l, j) == ' ') {
+                    word_end = j;
+                    break;
+                }
+            if (!got && word_end != -1) {
+                Py_ssize_t obj = lead_end(&h, word_end + 1);
+                if (obj < 0) {
+                    status = BAIL;
+                    break;
+                }
+                Py_ssize_t at = head_noun_pos(head, obj);
+                if (at == -2) goto fail;
+                got = at != -1 && named_match(&h, at, &ns, &ne);
+                if (!got && !(CH(&l, word_end - 2) == 'e' && CH(&l, word_end - 1) == 'd')) {
+                    /* _t_lower_apposed's test: the first comma after opens ", a", at most four words before it */
+                    Py_ssize_t a = word_end + 1, comma = a;
+                    while (comma < h.n && CH(&h, comma) != ',') comma++;
+                    if (comma < h.n && CH(&h, comma + 1) == ' ' && CH(&h, comma + 2) == 'a') {
+                        Py_ssize_t spaces = 0;
+                        for (Py_ssize_t j = a; j < comma; j++) spaces += CH(&h, j) == ' ';
+                        if (spaces <= 3) { /* (_T_LOWER_APPOSED: the rules') */
+                            status = BAIL;
+                            break;
+                        }
+                    }
+                }
+            }
+            if (got && add_named(named, head, ns, ne) < 0) goto fail;
+        } else { /* 3: "our method, FLATTEN", "the resulting framework VQGraph" */
+            if (name_at_match(&h, end, &ns, &ne)) {
+                int generic = span_in(head, ns, ne, generic_set);
+                if (generic < 0) goto fail;
+                int compound = generic ? 0 : compound_adjective(&h, ns, ne);
+                if (compound < 0) {
+                    status = BAIL;
+                    break;
+                }
+                if (!generic && !compound) {
+                    if (add_named(named, head, ns, ne) < 0) goto fail;
+                    continue;
+                }
+            }
+            /* lower.find(" ", end, end + 20), then from first + 1 */
+            Py_ssize_t first = -1, second = -1;
+            for (Py_ssize_t j = end; j < end + 20 && j < l.n; j++)
+                if (CH(&l, j) == ' ') {
+                    first = j;
+                    break;
+                }
+            if (first != -1)
+                for (Py_ssize_t j = first + 1; j < first + 20 && j < l.n; j++)
+                    if (CH(&l, j) == ' ') {
+                        second = j;
+                        break;
+                    }
+            Py_ssize_t pairs[2][2] = {{end, first}, {first + 1, second}};
+            for (int k = 0; k < 2; k++) {
+                Py_ssize_t a = pairs[k][0], b = pairs[k][1];
+                if (b == -1) continue;
+                Py_ssize_t bb = b; /* lower[a:b].rstrip(",") */
+                while (bb > a && CH(&l, bb - 1) == ',') bb--;
+                if (!is_noun(l.kind, l.data, a, bb)) continue;
+                if (named_match(&h, b + 1, &ns, &ne) && add_named(named, head, ns, ne) < 0) goto fail;
+                break;
+            }
+        }
+    }
+    if (status == BAIL) {
+        Py_DECREF(statements);
+        Py_DECREF(named);
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(NN)", statements, named);
+fail:
+    Py_XDECREF(statements);
+    Py_XDECREF(named);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(keywords, kinds): the keywords hits() looks for, in order, and the kind of each."},
@@ -605,6 +1259,11 @@ static PyMethodDef methods[] = {
     {"configure_cut", configure_cut, METH_VARARGS,
      "configure_cut(after_comma, after_space): the words of cut()'s first two branches."},
     {"cut", cut, METH_VARARGS, "cut(text, pos) -> int: where _T_CUT.search(text, pos) starts, or -1."},
+    {"configure_rules", configure_rules, METH_O,
+     "configure_rules(words): the words and sets of text.py's rules that sites() reads."},
+    {"sites", sites, METH_VARARGS,
+     "sites(head, lower, limit) -> (statements, named) as text.py's _t_sites_rules, or None where the "
+     "rules must decide."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -612,7 +1271,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_titlescan", NULL, -
 
 PyMODINIT_FUNC PyInit__titlescan(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 4) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 5) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1387,11 +1387,20 @@ _TITLE_HEAD = 1500
 _T_NO_STATEMENT = 400  # the region when the abstract makes no statement
 
 
+# (the words of _T_LEAD, in its order: the compiled scan's sites() reads them)
+_T_LEAD_OPENERS = ("that", "how", "a way to")  # (a space in one: \s+)
+_T_LEAD_DETERMINERS = ("a", "an", "the", "our", "two", "three", "several")
+_T_LEAD_ADJECTIVE_WORDS = (
+    "novel", "new", "simple", "general", "generic", "unified", "principled", "efficient", "effective",
+    "powerful", "lightweight", "scalable", "first", "straightforward", "comprehensive", "systematic",
+    "theoretical", "practical",
+)
+_T_LEAD_JOINS = ("and", "yet")
 _T_LEAD = _LazyRe(
-    r"(?:that\s+|how\s+|a\s+way\s+to\s+)?(?:(?:a|an|the|our|two|three|several)\s+)?"
-    r"(?:(?:novel|new|simple|general|generic|unified|principled|efficient|effective|powerful|"
-    r"lightweight|scalable|first|straightforward|comprehensive|systematic|theoretical|practical)[,\s]+"
-    r"(?:and\s+|yet\s+)?)*",
+    "(?:" + "|".join(w.replace(" ", r"\s+") + r"\s+" for w in _T_LEAD_OPENERS) + ")?"
+    "(?:(?:" + "|".join(_T_LEAD_DETERMINERS) + r")\s+)?"
+    "(?:(?:" + "|".join(_T_LEAD_ADJECTIVE_WORDS) + r")[,\s]+"
+    "(?:" + "|".join(w + r"\s+" for w in _T_LEAD_JOINS) + ")?)*",
     re.I,
 )
 # the words _T_LEAD can start with: a text whose first word is none of them (in ASCII) has no lead
@@ -1516,15 +1525,17 @@ def _t_clip(text: str, words: int = 12) -> str:
 
 
 _T_BREAK_WORDS = frozenset("which that where whereby while whereas who because since thereby".split())
+_T_NAMED_WORDS = ("called", "named", "namely", "dubbed", "termed")
 _T_NAMED = _LazyRe(
-    r"(?:(?:called|named|namely|dubbed|termed)\s+|--\s+|—\s*)?[\"“*]*(?:as\s+)?[\"“*]*"
+    r"(?:(?:" + "|".join(_T_NAMED_WORDS) + r")\s+|--\s+|—\s*)?[\"“*]*(?:as\s+)?[\"“*]*"
     r"(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,4})"
 )
 # A Capitalised phrase followed by a comma, colon or parenthesis: a name when a naming verb comes
 # just before it ("we present Eureka, a ...", "this work introduces Video Diffusion Transformer (VDT)").
+_T_INTRODUCED_KINDS = ("framework", "method", "model", "approach", "algorithm", "benchmark", "dataset")
 _T_INTRODUCED = _LazyRe(  # ("we introduce, Sign2GPT, a ...", "we propose the Mayfly, the first ...")
     r"(?P<s>[a-z]*),?\s+(?:the\s+)?[\"“*]*(?P<n>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,4})"
-    r"(?=[\"”*]*\s*[,:(—]|(?P<k>[\"”*]*\s+(?:framework|method|model|approach|algorithm|benchmark|dataset)[\s,.]))"
+    r"(?=[\"”*]*\s*[,:(—]|(?P<k>[\"”*]*\s+(?:" + "|".join(_T_INTRODUCED_KINDS) + r")[\s,.]))"
 )  # ("this paper proposes Poisoned Forgery Face framework, which ..."; not "the proposed MOO framework")
 # "our method, FLATTEN", "the resulting framework VQGraph": the word just before a candidate
 _T_HEAD_NOUNS = frozenset(
@@ -1611,19 +1622,29 @@ _T_INDEX_KIND = [(_T_MATCH_KIND[" " + word], len(word) + 1) for word in _T_KEYWO
 def _t_scan():  # noqa: ANN202
     """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None; its
     other scans are :data:`_t_openings_c`, :data:`_t_cut_c` and :data:`_t_glued_c` (None with it)."""
-    global _t_scan_c, _t_site_hits_c, _t_head_noun_c, _t_openings_c, _t_cut_c, _t_glued_c
+    global _t_scan_c, _t_site_hits_c, _t_head_noun_c, _t_openings_c, _t_cut_c, _t_glued_c, _t_sites_c
     if _t_scan_c is _UNSET:
         try:
             from retrieval import _titlescan  # type: ignore[attr-defined]
         except ImportError:
             _t_scan_c = _t_site_hits_c = _t_head_noun_c = _t_openings_c = _t_cut_c = _t_glued_c = None
+            _t_sites_c = None
         else:
-            current = getattr(_titlescan, "VERSION", None) == 4  # (a stale build is not used)
+            current = getattr(_titlescan, "VERSION", None) == 5  # (a stale build is not used)
             if current:
                 _titlescan.configure(_T_KEYWORD_WORDS, [kind for kind, _ in _T_INDEX_KIND])
                 _titlescan.configure_cut(_T_CUT_AFTER_COMMA, _T_CUT_AFTER_SPACE)
                 _titlescan.configure_sites(_T_SUBJECTS, sorted(_T_STATEMENT_STARTS))
                 _titlescan.configure_head_nouns(sorted(_T_HEAD_NOUN_FORMS))
+                _titlescan.configure_rules({
+                    "statement_adverbs": _T_STATEMENT_ADVERBS, "statement_forms": _T_STATEMENT_FORMS,
+                    "intro_verbs": _T_INTRO_VERBS, "lead_openers": _T_LEAD_OPENERS,
+                    "lead_determiners": _T_LEAD_DETERMINERS, "lead_adjectives": _T_LEAD_ADJECTIVE_WORDS,
+                    "lead_joins": _T_LEAD_JOINS, "lead_first": sorted(_T_LEAD_FIRST),
+                    "introduced_kinds": _T_INTRODUCED_KINDS, "named_words": _T_NAMED_WORDS,
+                    "generic": _T_GENERIC, "head_noun_any": _T_HEAD_NOUN_ANY, "naming_links": _T_NAMING_LINKS,
+                })
+            _t_sites_c = _titlescan.sites if current else None
             _t_scan_c = _titlescan.hits if current else None
             _t_head_noun_c = _titlescan.head_noun_at if current else None
             _t_site_hits_c = _titlescan.site_hits if current else None
@@ -1639,6 +1660,7 @@ _t_head_noun_c: object = _UNSET
 _t_openings_c: object = _UNSET
 _t_cut_c: object = _UNSET
 _t_glued_c: object = _UNSET
+_t_sites_c: object = _UNSET
 
 
 def _t_opening_names(head: str, hi: int) -> list[tuple[str, int]]:
@@ -1712,6 +1734,14 @@ _T_STATEMENT_VERBS = (
     "identif(?:y|ie)", "leverag", "focus(?:e)?(?:s)? on", "put(?:s)? forward", "characteri[sz]", "unveil",
     "curat", "collect", "pioneer",
 )
+# the verbs' alternatives spelled out, in the order the regex tries them (sites() reads them)
+_T_STATEMENT_FORMS = (
+    "propos", "introduc", "present", "develop", "design", "devis", "build", "construct", "creat", "contribut",
+    "releas", "study", "studie", "investigat", "show", "demonstrat", "analys", "analyz", "explor", "address",
+    "tackl", "consider", "examin", "revisit", "formulat", "establish", "provid", "offer", "deriv", "prov",
+    "identify", "identifie", "leverag", "focuses on", "focuse on", "focuss on", "focus on", "puts forward",
+    "put forward", "characteris", "characteriz", "unveil", "curat", "collect", "pioneer",
+)
 _T_STATEMENT = _LazyRe(
     rf"(?:(?:{'|'.join(_T_STATEMENT_ADVERBS)}) )?(?P<v>{'|'.join(_T_STATEMENT_VERBS)})"
     r"(?:e?s|e)?(?=[\s:,])[\s:]*"
@@ -1751,6 +1781,20 @@ def _t_compound_adjective(token: str) -> bool:
 
 
 def _t_sites(
+    head: str, lower: str, limit: int = 3
+) -> tuple[list[tuple[int, int, str]], list[tuple[str, int]]]:
+    """:func:`_t_sites_rules`, by the compiled scan's sites() (the same lists, in one pass in C) where
+    it decides, else by the rules."""
+    _t_scan()
+    sites = _t_sites_c
+    if sites is not None:
+        out = sites(head, lower, limit)
+        if out is not None:
+            return out
+    return _t_sites_rules(head, lower, limit)
+
+
+def _t_sites_rules(
     head: str, lower: str, limit: int = 3
 ) -> tuple[list[tuple[int, int, str]], list[tuple[str, int]]]:
     """The first few contribution statements ("we propose", "this paper first introduces") as

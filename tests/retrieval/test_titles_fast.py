@@ -339,6 +339,7 @@ def test_without_the_compiled_scan_the_rules_find_the_same(monkeypatch):
     monkeypatch.setattr(text, "_t_openings_c", None)
     monkeypatch.setattr(text, "_t_cut_c", None)
     monkeypatch.setattr(text, "_t_glued_c", None)
+    monkeypatch.setattr(text, "_t_sites_c", None)
     assert [text.derive_title(a) for a in abstracts] == titles
 
 
@@ -350,7 +351,10 @@ def test_without_the_compiled_module_the_rules_find_the_same(monkeypatch):
 
     monkeypatch.delattr(retrieval, "_titlescan", raising=False)
     monkeypatch.setitem(sys.modules, "retrieval._titlescan", None)  # (its import raises ImportError)
-    scans = ("_t_scan_c", "_t_site_hits_c", "_t_head_noun_c", "_t_openings_c", "_t_cut_c", "_t_glued_c")
+    scans = (
+        "_t_scan_c", "_t_site_hits_c", "_t_head_noun_c", "_t_openings_c", "_t_cut_c", "_t_glued_c",
+        "_t_sites_c",
+    )
     for scan_c in scans:
         monkeypatch.setattr(text, scan_c, text._UNSET)
     assert [text.derive_title(a) for a in abstracts] == titles
@@ -486,3 +490,176 @@ def test_the_coined_word_test_is_the_same_without_its_shortcut(monkeypatch):
     monkeypatch.setattr(keyphrase, "_MAY_COIN", re.compile(""))  # (always "may": the full search)
     assert [keyphrase.coins_a_word_missed(*case) for case in cases] == fast
     assert any(fast) and not all(fast)
+
+
+# -- the compiled rules (retrieval/_titlescan.c): each equals the Python rule it stands for
+
+ICLR = ROOT.parent / "shared" / "corpora" / "iclr2024" / "abstracts.txt"
+
+
+def _iclr_abstracts() -> list[str]:
+    """The ICLR 2024 abstracts (evaluation data, read where it is kept; [] without it)."""
+    if not ICLR.exists():
+        return []
+    from retrieval.corpus import _parse_text
+
+    records, _ = _parse_text(ICLR.read_text(encoding="utf-8"), "iclr")
+    return [r.abstract for r in records]
+
+
+def _spelled_out(pattern: str) -> list[str]:
+    """Every string a regex of literals, classes, optional parts and alternations matches, in the
+    order the engine tries them."""
+    import re._parser as parser  # (sre_parse)
+
+    def strings(items) -> list[str]:  # noqa: ANN001
+        out = [""]
+        for op, arg in items:
+            if op is parser.LITERAL:
+                options = [chr(arg)]
+            elif op is parser.IN:
+                options = [chr(v) for o, v in arg if o is parser.LITERAL]
+                assert len(options) == len(arg), arg
+            elif op is parser.SUBPATTERN:
+                options = strings(arg[-1])
+            elif op is parser.BRANCH:
+                options = [w for branch in arg[1] for w in strings(branch)]
+            elif op is parser.MAX_REPEAT and arg[:2] == (0, 1):
+                options = strings(arg[2]) + [""]
+            else:
+                raise AssertionError(op)
+            out = [a + b for a in out for b in options]
+        return out
+
+    return strings(parser.parse(pattern))
+
+
+def test_the_statement_forms_are_the_verbs_spelled_out_in_order():
+    forms = [w for verb in text._T_STATEMENT_VERBS for w in _spelled_out(verb)]
+    assert tuple(forms) == text._T_STATEMENT_FORMS
+    assert _spelled_out("stud(?:y|ie)") == ["study", "studie"]  # (the expansion itself)
+    assert _spelled_out("focus(?:e)?(?:s)? on") == ["focuses on", "focuse on", "focuss on", "focus on"]
+
+
+def _sites_c(head: str, lower: str):  # noqa: ANN202
+    return text._t_sites_c(head, lower, 3)
+
+
+def _sites_disagree(samples: list[str]) -> tuple[int, int]:
+    """(texts where the compiled sites() decided and differs from the rules, texts it decided)."""
+    differ = decided = 0
+    for sample in samples:
+        for head in (text._t_head(sample), " " + sample):
+            lower = text._t_lower(head)
+            for limit in (3, 1):
+                got = text._t_sites_c(head, lower, limit)
+                if got is not None:
+                    decided += 1
+                    differ += got != text._t_sites_rules(head, lower, limit)
+    return differ, decided
+
+
+def _variants(abstract: str) -> list[str]:
+    return [
+        abstract,
+        abstract.replace("We ", "This paper ").replace("we ", "this work "),
+        abstract.replace(", ", ",").replace(". ", "."),
+        abstract.lower(),
+    ]
+
+
+def test_the_compiled_sites_on_the_bundled_and_pasted_abstracts(scan):
+    samples = [v for a in _abstracts() for v in _variants(a)]
+    differ, decided = _sites_disagree(samples)
+    assert differ == 0
+    assert decided > 0.8 * 4 * len(samples)  # (it decides most: agreeing by passing is no test)
+
+
+def test_the_compiled_sites_on_the_iclr_abstracts(scan):
+    samples = _iclr_abstracts()
+    if not samples:
+        pytest.skip(f"no {ICLR}")
+    differ, decided = _sites_disagree(samples + [a.upper() for a in samples[:300]])
+    assert differ == 0 and decided > 0.8 * 4 * len(samples)
+
+
+# the words and marks the compiled rules tell apart: statements and their adverbs, lead words (and
+# letters a case-insensitive regex matches beyond ASCII: ſ, the Kelvin sign), names in every shape
+# the patterns know, the words around them, quotes and dashes
+_RULE_WORDS = (
+    "we We this This paper work study article our Our resulting propose proposes proposed proposing "
+    "introduce introduces presenting present design develop study studies studied identifies focuses "
+    "focus on put puts forward characterize analyses first then also thus that how a way to an the The "
+    "our two several novel new simple first straightforward and yet called named namely dubbed termed "
+    "coined denoted as is refer referred framework method model models approach algorithm benchmark "
+    "dataset suite methods FooNet GraphChef ClimODE LLM LLMs LLM-CXR LLM-based KW-Design Foo-Bar "
+    "Tree-of-Thought "
+    "iTransformer dLLMs MIntRec2.0 PixArt-$\\alpha$ X XY SAEs Mayfly PARL particle guidance, an extension "
+    "ſeveral \u212aey ﬁrst İs ıt naïve Ω é"
+).split()
+_RULE_SEPS = [" ", " ", " ", ", ", ",", ". ", ": ", " (", ") ", ", a ", ", an ", "\u00a0", " “", "” ", " *",
+              "* ", "-", " — ", "—", " -- ", "\x1c", "  ", " ,", "_"]
+
+
+@st.composite
+def rule_texts(draw) -> str:
+    n = draw(st.integers(min_value=0, max_value=30))
+    return "".join(draw(st.sampled_from(_RULE_WORDS)) + draw(st.sampled_from(_RULE_SEPS)) for _ in range(n))
+
+
+@settings(max_examples=500, deadline=None)
+@given(rule_texts())
+def test_the_compiled_sites_on_generated_text(scan, sample):
+    for head in (" " + sample, text._t_head(sample)):
+        lower = text._t_lower(head)
+        got = text._t_sites_c(head, lower, 3)
+        if got is not None:
+            assert got == text._t_sites_rules(head, lower, 3), head
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "We propose ſeveral novel models.",  # (ſ, K: what only the case-insensitive lead may match)
+        "We propose \u212aey ideas, a plan.",
+        "We propose the Mayfly, the first thing. Our method, FLATTEN, works. We proposed MOO framework.",
+        "In this paper we first introduce “FooNet” — a model called ClimODE: the resulting framework VQG.",
+        "This work focuses on a way to  novel,and simple  models named as “Tree-of-Thought”.",
+        "We present a novel method, Calibrated Sampling (CS), and our LLM-based KW-Design method.",
+    ],
+)
+def test_the_compiled_sites_on_chosen_texts(scan, sample):
+    head = text._t_head(sample)
+    lower = text._t_lower(head)
+    got = text._t_sites_c(head, lower, 3)
+    assert got is None or got == text._t_sites_rules(head, lower, 3)
+
+
+def _broken(pattern: text._LazyRe, old: str, new: str) -> re.Pattern[str]:
+    pattern.match  # (compiled)  # noqa: B018
+    assert old in pattern.pattern
+    return re.compile(pattern.pattern.replace(old, new), pattern.flags)
+
+
+@pytest.mark.parametrize(
+    ("rule", "old", "new"),
+    [
+        ("_T_LEAD", "|several", ""),  # a lead word missed
+        ("_T_STATEMENT", "(?=[\\s:,])", "(?=[\\s:])"),  # a mark the lookahead misses
+        ("_T_INTRODUCED", "[,:(—]", "[,:(]"),  # a mark the lookahead misses
+        ("_T_NAMED", "(?:as\\s+)?", ""),  # "as" not skipped
+        ("_T_NAME_AT", "(?:\\.\\d\\w*|", "(?:"),  # a version number not read
+    ],
+)
+def test_the_comparison_finds_a_broken_rule(scan, monkeypatch, rule, old, new):
+    """What the tests above compare on tells each rule's parts apart: a rule broken on purpose (on
+    the Python side) disagrees with the compiled one somewhere in the bundled and pasted abstracts."""
+    samples = [v for a in _abstracts() for v in _variants(a)]
+    samples += [
+        "In our MIntRec2.0 model, ", "our model — named as FooNet", "We show, first, that X.",
+        "We introduce Graph Foo—a model.",
+    ]
+    pattern = getattr(text, rule)
+    monkeypatch.setattr(pattern, "match", _broken(pattern, old, new).match)
+    differ, _ = _sites_disagree(samples)
+    assert differ > 0
