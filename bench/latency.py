@@ -103,11 +103,13 @@ def phase_build(folder: Path, cache: Path) -> dict:
     index, report = open_index(folder, cache_dir=cache)
     seconds = time.perf_counter() - started
     assert not report.from_cache
-    size = sum(p.stat().st_size for p in cache.iterdir())
+    size = sum(p.stat().st_size for p in cache.iterdir() if p.suffix != ".titles")  # the index file
+    memo = sum(p.stat().st_size for p in cache.iterdir() if p.suffix == ".titles")  # its titles
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest worker's peak
     n_workers = build.MAX_WORKERS if workers else 0
     return {"papers": len(index), "terms": len(index.terms), "postings": int(len(index.post_docs)),
-            "build_s": seconds, "cache_mb": size / 1e6, "main_peak_rss_mb": peak_rss_mb(),
+            "build_s": seconds, "cache_mb": size / 1e6, "memo_mb": memo / 1e6,
+            "main_peak_rss_mb": peak_rss_mb(),
             "worker_peak_rss_mb": workers, "workers": n_workers,
             # an upper bound of the build's total: every process at its own peak at the same time
             "peak_rss_mb": peak_rss_mb() + n_workers * workers, "stages": stages[-1:]}  # fmt: skip
@@ -318,6 +320,7 @@ def run_size(
     folder = work / f"corpus-{n}"
     cache = work / f"cache-{n}"
     shutil.rmtree(cache, ignore_errors=True)
+    (folder / EXTRA).unlink(missing_ok=True)  # an interrupted run's
     gen = Generator(n, seed=7)
     if not (folder / ".complete").exists():
         shutil.rmtree(folder, ignore_errors=True)
@@ -345,7 +348,28 @@ def run_size(
         row["tantivy"] = _child(["tantivy", str(folder), str(cache), str(tops), str(work)])
         print(f"  tantivy: {row['tantivy']}", flush=True)
         shutil.rmtree(work / "tantivy", ignore_errors=True)
+    row["rebuild"] = rebuild(n, folder, cache, work)
+    print(f"  rebuild: {row['rebuild']}", flush=True)
     return row
+
+
+EXTRA = "zz-rebuild-extra.txt"
+
+
+def rebuild(n: int, folder: Path, cache: Path, work: Path) -> dict:
+    """A reindex after 1 % new papers arrived (one more file): the build again, its cache and title
+    memo in place. The extra file is removed after (the corpus stays the one generated)."""
+    from bench._synth import Generator, write_corpus
+
+    extra = work / f"extra-{n}"
+    shutil.rmtree(extra, ignore_errors=True)
+    (written,) = write_corpus(Generator(max(1, n // 100), seed=8).papers(), extra, per_file=n)
+    try:
+        shutil.move(written, folder / EXTRA)
+        return _child(["build", str(folder), str(cache)])
+    finally:
+        (folder / EXTRA).unlink(missing_ok=True)
+        shutil.rmtree(extra, ignore_errors=True)
 
 
 def verdict(ok: bool) -> str:
@@ -415,6 +439,12 @@ def report(rows: list[dict]) -> None:
                 p = r[name]
                 text = f"top-10 docs and scores identical to {name} on {p['top10_identical']}/{p['compared']}"
                 checks.append((text + " queries", p["top10_identical"] == p["compared"]))
+        if "rebuild" in r:
+            rb = r["rebuild"]
+            print(f"rebuild after {rb['papers'] - b['papers']:,} new papers (one more file; the others' "
+                  f"titles from the title memo, {b.get('memo_mb', 0):.0f} MB): {rb['build_s']:.1f} s, "
+                  f"against {b['build_s']:.1f} s for the first build; peak RSS at most "
+                  f"{rb['peak_rss_mb']:.0f} MB")
         for text, ok in checks:
             print(f"  {r['n']:>9,}: {verdict(ok)}  {text}")
         print()

@@ -41,6 +41,7 @@ from retrieval.catalogue import CatalogueBuilder, CataloguePart, catalogue_part,
 from retrieval.corpus import FilePiece, split_file
 from retrieval.errors import CorpusError
 from retrieval.models import Paper, SkippedBlock
+from retrieval.titlememo import MemoParts, TitleMemo, write_memo
 from retrieval.tokenize import _JOINERS, _KEEP_WORD_CHARS, STOPWORDS, analyze_word, surface_bytes
 
 log = logging.getLogger(__name__)
@@ -751,6 +752,8 @@ class FileOutput:
     # the catalogue's text, when the worker wrote it to its file (then ``catalogue.text`` is empty):
     # the file, where it starts, its bytes
     text_at: tuple[str, int, int] | None = None
+    # the titles derived (or taken from the previous build's memo) for the records kept, by digest
+    titles: MemoParts | None = None
 
 
 _PROCESS_TOKENIZER: ChunkTokenizer | None = None
@@ -761,6 +764,48 @@ _STORE_FILES: dict[tuple[str, str], list[Any] | None] = {}
 #: output
 _WORKER_TERMS: dict[str, int] = {}
 _WORKER_NEW: list[str] = []
+#: This process's open title memo: (path, size, mtime_ns) -> the memo (None: it cannot serve)
+_MEMOS: dict[tuple[str, int, int], TitleMemo | None] = {}
+
+
+def _memo(known: tuple[str, int, int] | None) -> TitleMemo | None:
+    """The title memo the build checked (see ``build_corpus``'s ``titles``), opened once per process;
+    None when there is none or the file is no longer the one that was checked."""
+    if known is None:
+        return None
+    if known not in _MEMOS:
+        memo = TitleMemo.open(Path(known[0]))
+        try:
+            st = os.stat(known[0])
+            same = (st.st_size, st.st_mtime_ns) == known[1:]
+        except OSError:
+            same = False
+        if memo is not None and not same:
+            memo.close()
+            memo = None
+        for old in _MEMOS.values():  # a process serves one build at a time
+            if old is not None:
+                old.close()
+        _MEMOS.clear()
+        _MEMOS[known] = memo
+    return _MEMOS[known]
+
+
+def _titles(records: Sequence[Any], memo: TitleMemo | None) -> tuple[list[str], MemoParts]:
+    """Each record's display title (see :func:`retrieval.corpus.title_of`), the derived ones taken
+    from ``memo`` where it has them, and the derived ones by digest (for the next build's memo)."""
+    from retrieval.corpus import own_title
+    from retrieval.text import derive_title
+
+    titles = [own_title(r) for r in records]
+    derive = [i for i, t in enumerate(titles) if not t]
+    digests = [records[i].digest for i in derive]
+    known = memo.get_many(digests) if memo is not None else [None] * len(derive)
+    for i, title in zip(derive, known, strict=True):
+        titles[i] = title if title is not None else derive_title(records[i].abstract)
+    parts = MemoParts()
+    parts.add(digests, [titles[i] for i in derive])
+    return titles, parts
 
 
 def _store_bytes(store: tuple[str, str], buffers: Sequence[Any]) -> tuple[str, list[int]] | None:
@@ -877,14 +922,16 @@ def process_file(
     capture_logs: bool = False,
     piece: FilePiece | None = None,
     store: tuple[str, str] | None = None,
+    titles: tuple[str, int, int] | None = None,
 ) -> FileOutput:
     """Parse one corpus file (or a piece of it) and make, for its records except those numbered in
     ``drop``, their titles, catalogue part and token chunks (what
     :func:`retrieval.corpus.load_corpus` and :func:`retrieval.index.build_index` make of them).
     With ``store`` (a folder, a file name prefix), the chunks' postings and positions go to a file
-    of this process there (:class:`StoredChunk`)."""
+    of this process there (:class:`StoredChunk`). ``titles``: a title memo the build checked (its
+    path, size and mtime_ns), whose titles are taken instead of deriving them again."""
     global _PROCESS_TOKENIZER
-    from retrieval.corpus import read_file, read_piece, title_of
+    from retrieval.corpus import read_file, read_piece
 
     capture = _Capture() if capture_logs else None
     root = logging.getLogger("retrieval")
@@ -897,12 +944,14 @@ def process_file(
         else:
             result, bad_line, ok = read_piece(path, display, headers, piece)
         keys = [RecordKey(r.source, r.explicit_id, r.digest) for r in result.records]
+        records = [r for i, r in enumerate(result.records) if i not in drop] if drop else result.records
+        names, derived = _titles(records, _memo(titles))
         papers = [
-            Paper(id="", title=title_of(r), authors=r.authors, et_al=r.et_al, area=r.area,
+            Paper(id="", title=title, authors=r.authors, et_al=r.et_al, area=r.area,
                   abstract=r.abstract, url=r.url, source=r.source)  # fmt: skip
-            for i, r in enumerate(result.records)
-            if i not in drop
+            for r, title in zip(records, names, strict=True)
         ]
+        del records, names
         del result.records[:]
         if tokenizer is None:
             if _PROCESS_TOKENIZER is None:
@@ -924,7 +973,7 @@ def process_file(
             root.removeHandler(capture)
     logs = capture.records if capture is not None else []
     return FileOutput(keys, result.skipped, result.cp1252, catalogue, chunks, logs, bad_line, ok,
-                      _new_worker_terms() if store is not None else None, text_at)  # fmt: skip
+                      _new_worker_terms() if store is not None else None, text_at, derived)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -960,6 +1009,7 @@ def build_corpus(
     split_bytes: int | None = None,
     worker_files: tuple[Path, str] | None = None,
     place: Callable[[MergedShape, CorpusBuild], Mapping[str, np.ndarray] | None] | None = None,
+    titles: Path | None = None,
 ) -> CorpusBuild:
     """Read, de-duplicate and tokenize a corpus (see :func:`retrieval.corpus.load_corpus` for what
     is read, :func:`retrieval.index.build_index` for the arrays: both give the same).
@@ -982,6 +1032,10 @@ def build_corpus(
             once it has copied the text.
         place: ``place(shape, build)``: the memory the merged arrays are to be made in (see
             :meth:`Merger.finish`), given the build without them (``merged`` None) so far.
+        titles: A title memo (see :mod:`retrieval.titlememo`): the titles it holds for the title
+            rules of today are taken from it instead of being derived again (when it is whole: its
+            CRC is checked first), and once the corpus is read it is replaced by the titles this
+            build derived. Any memo, or none, gives the same build.
 
     Raises:
         CorpusError: The path is missing or holds no corpus file, or no paper could be loaded.
@@ -1004,8 +1058,24 @@ def build_corpus(
         return pieces if pieces is not None else _split_files(files, sizes, headers, split_bytes)
 
     store = None if worker_files is None else (str(worker_files[0]), worker_files[1])
+    memo = _checked_memo(titles) if titles is not None else None
     return _build(path, files, ignored, displays, plan, headers, spill, postings_spill, keep_tokens,
-                  workers, progress, chunk_docs, store, place)  # fmt: skip
+                  workers, progress, chunk_docs, store, place, (memo, titles))  # fmt: skip
+
+
+def _checked_memo(path: Path) -> tuple[str, int, int] | None:
+    """A title memo that serves this build (whole, of today's title rules), as the workers are told
+    of it: its path, size and mtime_ns (a file replaced since is not the one checked)."""
+    memo = TitleMemo.open(path, check=True)
+    if memo is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    finally:
+        memo.close()
+    return (str(path), st.st_size, st.st_mtime_ns)
 
 
 def remove_worker_files(worker_files: tuple[Path, str]) -> None:
@@ -1030,13 +1100,15 @@ def _build(
     chunk_docs: int,
     store: tuple[str, str] | None,
     place: Callable[[MergedShape, CorpusBuild], Mapping[str, np.ndarray] | None] | None = None,
+    titles: tuple[tuple[str, int, int] | None, Path | None] = (None, None),
 ) -> CorpusBuild:
     from retrieval.corpus import area_key, canonical_areas, display_path, no_paper_error
 
+    memo_in, memo_out = titles
     try:
-        builder, merger, dedup, kept, skipped, cp1252 = _read_files(
+        builder, merger, dedup, kept, skipped, cp1252, derived = _read_files(
             files, plan, displays, headers, spill, postings_spill, keep_tokens, workers, progress, chunk_docs,
-            store,
+            store, memo_in,
         )
     except BrokenProcessPool as exc:
         # e.g. a script without an ``if __name__ == "__main__"`` guard (spawn re-runs it)
@@ -1045,12 +1117,20 @@ def _build(
             if fh is not None:
                 fh.seek(0)
                 fh.truncate()
-        builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, plan, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs, None
+        builder, merger, dedup, kept, skipped, cp1252, derived = _read_files(
+            files, plan, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs, None,
+            memo_in,
         )
     if not kept:
         merger.close()
         raise no_paper_error(path, skipped)
+    for memo in _MEMOS.values():  # this process's (a build without workers): its map goes now
+        if memo is not None:
+            memo.close()
+    _MEMOS.clear()
+    if memo_out is not None:  # now, before the merged arrays fill (the build's peak)
+        write_memo(memo_out, derived)
+    del derived
     content_ids = dedup.ids()
 
     def id_of(key: RecordKey) -> str:
@@ -1107,7 +1187,8 @@ def _read_files(
     progress: Callable[[str, int, int], None] | None,
     chunk_docs: int,
     store: tuple[str, str] | None = None,
-) -> tuple[CatalogueBuilder, Merger, Any, list[RecordKey], list[SkippedBlock], list[str]]:
+    titles: tuple[str, int, int] | None = None,
+) -> tuple[CatalogueBuilder, Merger, Any, list[RecordKey], list[SkippedBlock], list[str], MemoParts]:
     from retrieval.corpus import Dedup
 
     pool = (
@@ -1128,10 +1209,11 @@ def _read_files(
         if pool is not None:
             return pool.submit(process_file, files[i], displays[i], headers, drop, keep_tokens=keep_tokens,
                                chunk_docs=chunk_docs, capture_logs=True, piece=piece,
-                               store=store)  # fmt: skip
+                               store=store, titles=titles)  # fmt: skip
         done: Future[FileOutput] = Future()
         done.set_result(process_file(files[i], displays[i], headers, drop, keep_tokens=keep_tokens,
-                                     chunk_docs=chunk_docs, tokenizer=tokenizer, piece=piece))  # fmt: skip
+                                     chunk_docs=chunk_docs, tokenizer=tokenizer, piece=piece,
+                                     titles=titles))  # fmt: skip
         return done
 
     builder = CatalogueBuilder(spill)
@@ -1140,6 +1222,7 @@ def _read_files(
     kept: list[RecordKey] = []
     skipped: list[SkippedBlock] = []
     cp1252: list[str] = []
+    derived = MemoParts()
     window = max(1, 2 * workers)  # results waiting here stay few: bounded memory
     pending = [run(*unit) for unit in units[:window]]
     submitted = len(pending)
@@ -1187,6 +1270,8 @@ def _read_files(
                     out = again
                 skipped += out.skipped
                 kept += [key for j, key in enumerate(out.keys) if j not in drop]
+                if out.titles is not None:
+                    derived.extend(out.titles)
                 builder.add(out.catalogue, out.text_at)
                 for chunk in out.chunks:
                     merger.add(chunk)
@@ -1199,4 +1284,4 @@ def _read_files(
             for future in pending:
                 future.cancel()
             pool.shutdown(wait=True, cancel_futures=True)
-    return builder, merger, dedup, kept, skipped, cp1252
+    return builder, merger, dedup, kept, skipped, cp1252, derived

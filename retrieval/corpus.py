@@ -1244,11 +1244,14 @@ class Dedup:
         )
 
 
+def own_title(record: _Record) -> str:
+    """A record's own title (LaTeX made readable), or "" when it has none to show."""
+    return " ".join(latex_to_display(record.title).split()) if record.title else ""
+
+
 def title_of(record: _Record) -> str:
     """A record's display title: its own (LaTeX made readable), else one derived from the abstract."""
-    if record.title:
-        return " ".join(latex_to_display(record.title).split()) or derive_title(record.abstract)
-    return derive_title(record.abstract)
+    return own_title(record) or derive_title(record.abstract)
 
 
 def load_corpus(path: str | os.PathLike[str], headers: Sequence[str] = (HEADER,)) -> Corpus:

@@ -53,6 +53,7 @@ from retrieval.postings import (
 )
 from retrieval.search import search as _search
 from retrieval.search import similar as _similar
+from retrieval.titlememo import memo_path_for
 from retrieval.tokenize import TOKENIZER_VERSION, analyze_document
 
 __all__ = [
@@ -1190,7 +1191,8 @@ def _build_and_save(
         keep_tokens = sum(f.stat().st_size for f in files) <= _MODEL_TOKENS_MAX_BYTES
         built = build_corpus(path, (HEADER, *headers), spill=spill, postings_spill=postings,
                              keep_tokens=keep_tokens, progress=progress,
-                             worker_files=worker_files, place=place)  # fmt: skip
+                             worker_files=worker_files, place=place,
+                             titles=memo_path_for(cache_file) if writer is not None else None)  # fmt: skip
         if built.merged is None:  # pragma: no cover - build_corpus always merges
             raise RuntimeError("the build has no merged arrays")
         for fh in (spill, postings):
