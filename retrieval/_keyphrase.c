@@ -947,6 +947,113 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* ---- the title chooser's look of a candidate (retrieval.text._t_look, the same numbers) ---------- */
+
+static int look_space(unsigned char c) { return c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31); }
+
+static int look_strip(unsigned char c) {
+    return c == '.' || c == ',' || c == ';' || c == ':' || c == '(' || c == ')' || c == '[' || c == ']' ||
+           c == '"' || c == '\'' || c == '*';
+}
+
+/* where needle is in hay from ``from`` on (the first place), or -1 (glibc's memmem: a pair-of-bytes
+   hash for short needles, a few times faster than a memchr of the first byte and a memcmp) */
+static Py_ssize_t look_find(const char *hay, Py_ssize_t hn, const char *needle, Py_ssize_t nn,
+                            Py_ssize_t from) {
+    if (from > hn) return -1;
+    if (nn == 0) return from;
+    const char *p = memmem(hay + from, (size_t)(hn - from), needle, (size_t)nn);
+    return p == NULL ? -1 : p - hay;
+}
+
+/* str.count: the non-overlapping occurrences */
+static Py_ssize_t look_count(const char *hay, Py_ssize_t hn, const char *needle, Py_ssize_t nn) {
+    Py_ssize_t n = 0, at = 0;
+    while ((at = look_find(hay, hn, needle, nn, at)) != -1) {
+        n++;
+        at += nn;
+    }
+    return n;
+}
+
+static PyObject *kp_look(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "look(title, lower, first, stop, clause, generic)");
+        return NULL;
+    }
+    PyObject *title = args[0], *lower = args[1], *first = args[2];
+    PyObject *stop = args[3], *clause = args[4], *generic = args[5];
+    if (!PyUnicode_Check(title) || !PyUnicode_Check(lower) || !PyUnicode_Check(first) ||
+        !PyAnySet_Check(stop) || !PyAnySet_Check(clause) || !PyAnySet_Check(generic)) {
+        PyErr_SetString(PyExc_TypeError, "look(str, str, str, set, set, set)");
+        return NULL;
+    }
+    if (!PyUnicode_IS_ASCII(title) || !PyUnicode_IS_ASCII(lower) || !PyUnicode_IS_ASCII(first))
+        Py_RETURN_NONE; /* the Python path */
+    const char *src = (const char *)PyUnicode_1BYTE_DATA(title);
+    Py_ssize_t tn = PyUnicode_GET_LENGTH(title);
+    const char *L = (const char *)PyUnicode_1BYTE_DATA(lower);
+    Py_ssize_t ln = PyUnicode_GET_LENGTH(lower);
+    const char *F = (const char *)PyUnicode_1BYTE_DATA(first);
+    Py_ssize_t fn = PyUnicode_GET_LENGTH(first);
+    char *t = PyMem_Malloc((size_t)tn * 2 + 2); /* the title lowercased, then the opening words */
+    if (t == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < tn; i++) {
+        unsigned char c = (unsigned char)src[i];
+        t[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    char *opening = t + tn + 1;
+    Py_ssize_t on = 0;
+    long n = 0, c = 0, often = 0, in_first = 0, clauses = 0, generics = 0;
+    double logs = 0.0;
+    Py_ssize_t i = 0;
+    while (i < tn) {
+        while (i < tn && look_space((unsigned char)t[i])) i++;
+        Py_ssize_t s = i;
+        while (i < tn && !look_space((unsigned char)t[i])) i++;
+        Py_ssize_t e = i;
+        while (s < e && look_strip((unsigned char)t[s])) s++;
+        while (e > s && look_strip((unsigned char)t[e - 1])) e--;
+        if (s == e) continue;
+        Py_ssize_t wn = e - s;
+        const char *w = t + s;
+        n++;
+        if (n <= 2) {
+            if (n == 2) opening[on++] = ' ';
+            memcpy(opening + on, w, (size_t)wn);
+            on += wn;
+        }
+        PyObject *u = PyUnicode_FromStringAndSize(w, wn);
+        if (u == NULL) goto fail;
+        int in_clause = PySet_Contains(clause, u), in_generic = PySet_Contains(generic, u);
+        int in_stop = wn > 3 ? PySet_Contains(stop, u) : 1;
+        Py_DECREF(u);
+        if (in_clause < 0 || in_generic < 0 || in_stop < 0) goto fail;
+        clauses += in_clause;
+        generics += in_generic;
+        if (!in_stop) {
+            c++;
+            Py_ssize_t stem = w[wn - 1] == 's' ? wn - 1 : wn;
+            Py_ssize_t prefix = stem - 2 > 4 ? stem - 2 : 4;
+            if (prefix > stem) prefix = stem;
+            Py_ssize_t times = look_count(L, ln, w, prefix);
+            if (times) logs += log((double)times);
+            often += times >= 3;
+            in_first += look_find(F, fn, w, wn, 0) != -1;
+        }
+    }
+    Py_ssize_t at = n >= 2 ? look_find(L, ln, opening, on, 0) : -1;
+    PyMem_Free(t);
+    if (!n) return Py_BuildValue("(dddddddd)", 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0);
+    return Py_BuildValue("(dddddddd)", log(1.0 + (double)n), c ? logs / (double)c : 0.0,
+                         c ? (double)often / (double)c : 0.0, c ? (double)in_first / (double)c : 0.0,
+                         at >= 0 ? (double)at / (double)ln : 1.0, (double)(clauses < 3 ? clauses : 3),
+                         (double)generics / (double)n, (double)c / (double)n);
+fail:
+    PyMem_Free(t);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"configure", kp_configure, METH_VARARGS,
      "configure(break, subjects, then, adverb_not, connectors, generic, counts, weights, "
@@ -955,6 +1062,9 @@ static PyMethodDef methods[] = {
     {"describe", kp_describe, METH_VARARGS,
      "describe(head, name) -> str | None: keyphrase.describe, or None for a text this path does "
      "not read (characters other than ASCII and a few punctuation marks)."},
+    {"look", (PyCFunction)(void (*)(void))kp_look, METH_FASTCALL,
+     "look(title, lower, first, stop, clause, generic) -> tuple | None: retrieval.text._t_look's "
+     "eight numbers, or None for a text other than ASCII (the Python path)."},
     {NULL, NULL, 0, NULL},
 };
 
