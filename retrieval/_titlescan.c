@@ -32,7 +32,8 @@
  *
  * sites(head, lower, limit) is the whole of text.py's _t_sites_rules (statements and names
  * introduced explicitly), with its regexes read by hand; it returns None where it leaves the
- * decision to the rules (see the comment above it).
+ * decision to the rules (see the comment above it). front(head, lower, statements) is the first
+ * three loops of _t_candidates (_t_front_rules), calling text.py for their rare branches.
  *
  * retrieval/text.py keeps the regexes as the definition and the fallback (tests compare the two).
  */
@@ -1237,6 +1238,251 @@ fail:
     return NULL;
 }
 
+/* front(head, lower, statements): text.py's _t_front_rules, the first three loops of
+ * _t_candidates (at each statement's object: a name after a head noun, names apposed "X, a",
+ * the name-like object; each name-like word in parentheses; each ", X" or ": X" after a head
+ * noun) as (found, explicit, bonus). Its rare branches are text.py's own functions, called from
+ * here (configure_front()): _t_paren_defined where the word before a "(" is name-like,
+ * _t_comma_named after a head noun (or a word with a character beyond ASCII). */
+static PyObject *paren_defined_fn = NULL, *comma_named_fn = NULL, *intro_set = NULL;
+static long object_bonus = 0, defined_bonus = 0;
+
+static PyObject *configure_front(PyObject *self, PyObject *args) {
+    PyObject *paren, *comma, *intro;
+    long ob, db;
+    if (!PyArg_ParseTuple(args, "OOOll", &paren, &comma, &intro, &ob, &db)) return NULL;
+    if (!PyCallable_Check(paren) || !PyCallable_Check(comma) || !PyAnySet_Check(intro)) {
+        PyErr_SetString(PyExc_TypeError, "configure_front(paren_defined, comma_named, intro_verbs, bonus, bonus)");
+        return NULL;
+    }
+    Py_INCREF(paren);
+    Py_XSETREF(paren_defined_fn, paren);
+    Py_INCREF(comma);
+    Py_XSETREF(comma_named_fn, comma);
+    Py_INCREF(intro);
+    Py_XSETREF(intro_set, intro);
+    object_bonus = ob;
+    defined_bonus = db;
+    Py_RETURN_NONE;
+}
+
+/* the first ch (ASCII) in [i, end) or -1: memchr for a 1-byte text, as str.find */
+static Py_ssize_t find_char(const Txt *t, Py_UCS4 ch, Py_ssize_t i, Py_ssize_t end) {
+    if (end > t->n) end = t->n;
+    if (i < 0) i = 0;
+    if (i >= end) return -1;
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *d = (const Py_UCS1 *)t->data;
+        const Py_UCS1 *at = memchr(d + i, (int)ch, (size_t)(end - i));
+        return at == NULL ? -1 : at - d;
+    }
+    for (; i < end; i++)
+        if (PyUnicode_READ(t->kind, t->data, i) == ch) return i;
+    return -1;
+}
+
+/* bonus[token] = max(bonus.get(token, 0), value) */
+static int raise_bonus(PyObject *bonus, PyObject *token, long value) {
+    PyObject *old = PyDict_GetItemWithError(bonus, token);
+    if (old == NULL && PyErr_Occurred()) return -1;
+    if (old != NULL) {
+        long v = PyLong_AsLong(old);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (v >= value) return 0;
+    }
+    PyObject *v = PyLong_FromLong(value);
+    if (v == NULL) return -1;
+    int r = PyDict_SetItem(bonus, token, v);
+    Py_DECREF(v);
+    return r;
+}
+
+static int append_pair(PyObject *list, PyObject *token, Py_ssize_t at) { /* (token, at); token stolen */
+    if (token == NULL) return -1;
+    PyObject *pair = Py_BuildValue("(Nn)", token, at);
+    if (pair == NULL) return -1;
+    int r = PyList_Append(list, pair);
+    Py_DECREF(pair);
+    return r;
+}
+
+/* _T_TITLE_COMPOUND.fullmatch(head[s:e]): [A-Z][a-z]+(?:-[A-Z][a-z]+)+ */
+static int title_compound(const Txt *t, Py_ssize_t s, Py_ssize_t e) {
+    Py_ssize_t i = s;
+    int parts = 0;
+    for (;;) {
+        if (!(i < e && is_AZ(CH(t, i)))) return 0;
+        i++;
+        if (!(i < e && is_az(CH(t, i)))) return 0;
+        while (i < e && is_az(CH(t, i))) i++;
+        parts++;
+        if (i == e) return parts >= 2;
+        if (CH(t, i) != '-') return 0;
+        i++;
+    }
+}
+
+/* _t_apposed(head, lo, hi) appended to found */
+static int apposed(PyObject *head, const Txt *t, Py_ssize_t lo, Py_ssize_t hi, PyObject *found) {
+    for (Py_ssize_t k = lo; k + 3 <= hi; k++) { /* head.find(", a", k, hi) */
+        k = find_char(t, ',', k, hi - 2);
+        if (k < 0) break;
+        if (!(CH(t, k + 1) == ' ' && CH(t, k + 2) == 'a')) continue;
+        Py_UCS4 a = CH(t, k + 3), b = CH(t, k + 4);
+        Py_ssize_t stop = a == ' ' ? k + 4 : (a == 'n' && b == ' ') ? k + 5 : 0;
+        if (stop && stop <= hi) {
+            Py_ssize_t floor = lo - 1 > 0 ? lo - 1 : 0, space = -1;
+            for (Py_ssize_t j = k - 1; j >= floor; j--) /* head.rfind(" ", floor, k) */
+                if (CH(t, j) == ' ') {
+                    space = j;
+                    break;
+                }
+            if (space != -1) {
+                Py_ssize_t start = space + 1;
+                while (start < k && quote_open(CH(t, start))) start++; /* word.lstrip("\"“*") */
+                /* _T_NAME_WORD.match(head, start, k), then only quote marks up to k */
+                Py_ssize_t e = start < k && is_AZ(CH(t, start)) ? name_at(t->kind, t->data, k, start) : -1;
+                if (e >= 0) {
+                    Py_ssize_t j = e;
+                    while (j < k && quote_close(CH(t, j))) j++;
+                    if (j == k && append_pair(found, PyUnicode_Substring(head, start, e), start) < 0) return -1;
+                }
+            }
+        }
+        k += 2; /* (the next find starts at k + 3) */
+    }
+    return 0;
+}
+
+/* the result of a rule function called from here: (token, at) appended (and, with a bonus, that
+ * bonus raised), None skipped */
+static int take(PyObject *r, PyObject *found, PyObject *bonus, long value) {
+    if (r == NULL) return -1;
+    if (r == Py_None) {
+        Py_DECREF(r);
+        return 0;
+    }
+    int ok = PyTuple_Check(r) && PyTuple_GET_SIZE(r) == 2 && PyList_Append(found, r) == 0 &&
+             (value == 0 || raise_bonus(bonus, PyTuple_GET_ITEM(r, 0), value) == 0);
+    if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a rule gave no (token, at)");
+    Py_DECREF(r);
+    return ok ? 0 : -1;
+}
+
+static PyObject *front(PyObject *self, PyObject *args) {
+    PyObject *head, *lower, *statements;
+    if (!PyArg_ParseTuple(args, "UUO!", &head, &lower, &PyList_Type, &statements)) return NULL;
+    if (!rules_configured || paren_defined_fn == NULL || n_nouns == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_rules(), configure_front() and configure_head_nouns() first");
+        return NULL;
+    }
+    Txt h = {PyUnicode_KIND(head), PyUnicode_DATA(head), PyUnicode_GET_LENGTH(head)};
+    PyObject *found = PyList_New(0), *explicit = PyList_New(0), *bonus = PyDict_New();
+    if (found == NULL || explicit == NULL || bonus == NULL) goto fail;
+    Py_ssize_t ns, ne;
+    for (Py_ssize_t s = 0; s < PyList_GET_SIZE(statements); s++) {
+        PyObject *st = PyList_GET_ITEM(statements, s);
+        Py_ssize_t s0, obj;
+        PyObject *verb;
+        if (!PyArg_ParseTuple(st, "nnU", &s0, &obj, &verb)) goto fail; /* (start, object, verb) */
+        if (obj < 0 || obj > h.n) {
+            PyErr_SetString(PyExc_ValueError, "a statement's object is in the text");
+            goto fail;
+        }
+        Py_ssize_t end = h.n; /* head.find(". ", obj) */
+        for (Py_ssize_t j = obj; (j = find_char(&h, '.', j, h.n - 1)) >= 0; j++)
+            if (CH(&h, j + 1) == ' ') {
+                end = j;
+                break;
+            }
+        Py_ssize_t at = head_noun_pos(head, obj); /* _t_after_head_noun_of(head, obj) */
+        if (at == -2) goto fail;
+        if (at != -1 && named_match(&h, at, &ns, &ne) && append_pair(explicit, PyUnicode_Substring(head, ns, ne), ns) < 0)
+            goto fail;
+        if (apposed(head, &h, obj, end, found) < 0) goto fail;
+        if (name_at_match(&h, obj, &ns, &ne)) { /* "we propose FooNet to ..." */
+            PyObject *token = PyUnicode_Substring(head, ns, ne);
+            if (token == NULL) goto fail;
+            Py_INCREF(token);
+            if (append_pair(found, token, ns) < 0) {
+                Py_DECREF(token);
+                goto fail;
+            }
+            /* the match's end is the group's: head[end:end+2] is " X" with X.isupper() */
+            int intro = PySet_Contains(intro_set, verb);
+            int raise = intro == 1 && !(CH(&h, ne) == ' ' && CH(&h, ne + 1) != NOCH &&
+                                        Py_UNICODE_ISUPPER(CH(&h, ne + 1))) &&
+                        !title_compound(&h, ns, ne);
+            int r = intro < 0 ? -1 : raise ? raise_bonus(bonus, token, object_bonus) : 0;
+            Py_DECREF(token);
+            if (r < 0) goto fail;
+        }
+    }
+    for (Py_ssize_t i = 0; (i = find_char(&h, '(', i, h.n)) >= 0; i++) { /* each "(" */
+        if (name_at_match(&h, i + 1, &ns, &ne)) {
+            if (append_pair(found, PyUnicode_Substring(head, ns, ne), ns) < 0) goto fail;
+        } else if (i >= 1 && CH(&h, i - 1) == ' ') {
+            /* _T_NAME_AT.fullmatch(head, at, i - 1) needs a match there (to i - 1 or not: the rule decides) */
+            Py_ssize_t at = 0;
+            for (Py_ssize_t j = i - 2; j >= 0; j--)
+                if (CH(&h, j) == ' ') {
+                    at = j + 1;
+                    break;
+                }
+            Txt view = {h.kind, h.data, i - 1};
+            if (at < i - 1 && name_at_match(&view, at, &ns, &ne)) {
+                PyObject *r = PyObject_CallFunction(paren_defined_fn, "On", head, i);
+                if (take(r, found, bonus, defined_bonus) < 0) goto fail;
+            }
+        }
+    }
+    Py_ssize_t comma = find_char(&h, ',', 0, h.n - 2), colon = find_char(&h, ':', 0, h.n - 2);
+    for (Py_ssize_t i = 0; comma >= 0 || colon >= 0; i++) { /* each ", X" and ": X" (_T_COMMA_CAPITAL, _T_COLON_CAPITAL) */
+        if (comma >= 0 && comma < i) comma = find_char(&h, ',', i, h.n - 2);
+        if (colon >= 0 && colon < i) colon = find_char(&h, ':', i, h.n - 2);
+        if (comma < 0 && colon < 0) break;
+        i = comma < 0 ? colon : colon < 0 ? comma : comma < colon ? comma : colon;
+        if (CH(&h, i + 1) != ' ') continue;
+        Py_ssize_t j = i + 2;
+        for (Py_UCS4 q = CH(&h, j); q == '"' || q == 0x201C || q == '*' || q == '_'; q = CH(&h, ++j)) {
+        }
+        if (!is_AZ(CH(&h, j))) continue;
+        Py_ssize_t w = i; /* the word before: head[head.rfind(" ", 0, i) + 1 : i], lowercased */
+        while (w > 0 && CH(&h, w - 1) != ' ') w--;
+        int call = 0;
+        if (i - w >= 1 && i - w <= MAX_LENGTH) {
+            char buf[MAX_LENGTH];
+            int ascii = 1;
+            for (Py_ssize_t k = w; k < i; k++) {
+                Py_UCS4 x = CH(&h, k);
+                if (x > 127) ascii = 0;
+                buf[k - w] = (char)(x >= 'A' && x <= 'Z' ? x + 32 : x);
+            }
+            if (!ascii) call = 1;
+            else {
+                PyObject *noun = PyUnicode_FromStringAndSize(buf, i - w);
+                call = noun == NULL ? -1 : PySet_Contains(noun_any_set, noun);
+                Py_XDECREF(noun);
+                if (call < 0) goto fail;
+            }
+        } else if (i - w > MAX_LENGTH) {
+            for (Py_ssize_t k = w; k < i; k++)
+                if (CH(&h, k) > 127) call = 1; /* (.lower() beyond ASCII: the rule decides) */
+        }
+        if (call) {
+            PyObject *r = PyObject_CallFunction(comma_named_fn, "OOOn", head, lower, statements, i);
+            if (take(r, found, bonus, 0) < 0) goto fail;
+        }
+        i = j; /* (the next match starts after this one's capital) */
+    }
+    return Py_BuildValue("(NNN)", found, explicit, bonus);
+fail:
+    Py_XDECREF(found);
+    Py_XDECREF(explicit);
+    Py_XDECREF(bonus);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(keywords, kinds): the keywords hits() looks for, in order, and the kind of each."},
@@ -1264,6 +1510,11 @@ static PyMethodDef methods[] = {
     {"sites", sites, METH_VARARGS,
      "sites(head, lower, limit) -> (statements, named) as text.py's _t_sites_rules, or None where the "
      "rules must decide."},
+    {"configure_front", configure_front, METH_VARARGS,
+     "configure_front(paren_defined, comma_named, intro_verbs, object_bonus, defined_bonus): what front() "
+     "calls and reads."},
+    {"front", front, METH_VARARGS,
+     "front(head, lower, statements) -> (found, explicit, bonus) as text.py's _t_front_rules."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1271,7 +1522,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_titlescan", NULL, -
 
 PyMODINIT_FUNC PyInit__titlescan(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 5) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 6) < 0) {
         Py_DECREF(m);
         return NULL;
     }

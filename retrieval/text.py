@@ -1624,14 +1624,15 @@ def _t_scan():  # noqa: ANN202
     """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None; its
     other scans are :data:`_t_openings_c`, :data:`_t_cut_c` and :data:`_t_glued_c` (None with it)."""
     global _t_scan_c, _t_site_hits_c, _t_head_noun_c, _t_openings_c, _t_cut_c, _t_glued_c, _t_sites_c
+    global _t_front_c
     if _t_scan_c is _UNSET:
         try:
             from retrieval import _titlescan  # type: ignore[attr-defined]
         except ImportError:
             _t_scan_c = _t_site_hits_c = _t_head_noun_c = _t_openings_c = _t_cut_c = _t_glued_c = None
-            _t_sites_c = None
+            _t_sites_c = _t_front_c = None
         else:
-            current = getattr(_titlescan, "VERSION", None) == 5  # (a stale build is not used)
+            current = getattr(_titlescan, "VERSION", None) == 6  # (a stale build is not used)
             if current:
                 _titlescan.configure(_T_KEYWORD_WORDS, [kind for kind, _ in _T_INDEX_KIND])
                 _titlescan.configure_cut(_T_CUT_AFTER_COMMA, _T_CUT_AFTER_SPACE)
@@ -1645,6 +1646,10 @@ def _t_scan():  # noqa: ANN202
                     "introduced_kinds": _T_INTRODUCED_KINDS, "named_words": _T_NAMED_WORDS,
                     "generic": _T_GENERIC, "head_noun_any": _T_HEAD_NOUN_ANY, "naming_links": _T_NAMING_LINKS,
                 })
+                _titlescan.configure_front(
+                    _t_paren_defined, _t_comma_named, _T_INTRO_VERBS, _T_OBJECT_BONUS, _T_DEFINED_BONUS
+                )
+            _t_front_c = _titlescan.front if current else None
             _t_sites_c = _titlescan.sites if current else None
             _t_scan_c = _titlescan.hits if current else None
             _t_head_noun_c = _titlescan.head_noun_at if current else None
@@ -1662,6 +1667,7 @@ _t_openings_c: object = _UNSET
 _t_cut_c: object = _UNSET
 _t_glued_c: object = _UNSET
 _t_sites_c: object = _UNSET
+_t_front_c: object = _UNSET
 
 
 def _t_opening_names(head: str, hi: int) -> list[tuple[str, int]]:
@@ -1990,17 +1996,18 @@ def _t_explicit(token: str) -> str | None:
     return token
 
 
-def _t_candidates(
-    head: str, lower: str, statements: list[tuple[int, int, str]], named: list[tuple[str, int]]
-) -> tuple[list[tuple[str, int]], dict[str, int]]:
-    """Name candidates with their positions, and the bonus of explicit ones. Looked for where a
-    name is introduced: after "called / named / dubbed / termed / coined / namely / refer to as",
-    after "propose / introduce / present" ("we present Eureka, a ..."), at the object of each
-    contribution statement, after a head noun there ("a novel framework, PARL"), in parentheses in
-    its sentence ("... Policy (SSCP)"), in a project URL; with no statement, in the opening."""
+def _t_front_rules(
+    head: str, lower: str, statements: list[tuple[int, int, str]]
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]], dict[str, int]]:
+    """The first candidates of :func:`_t_candidates` (found, explicit ones, bonus): at each
+    statement's object a name after a head noun ("a novel framework, PARL": explicit), names apposed
+    ("ClimODE, a ..."), the name-like object ("we propose FooNet to ..."); each name-like word in
+    parentheses, or before them with its long form inside; each ", X" or ": X" after a head noun
+    that a naming word or an introducing statement comes before. The compiled scan's front() finds
+    the same (and calls :func:`_t_paren_defined` and :func:`_t_comma_named` itself)."""
     found: list[tuple[str, int]] = []
+    explicit: list[tuple[str, int]] = []
     bonus: dict[str, int] = {}
-    explicit = list(named)
     for _, j, verb in statements:
         obj = j
         end = head.find(". ", obj)
@@ -2026,30 +2033,66 @@ def _t_candidates(
         if m is not None:
             found.append((m.group("n"), m.start("n")))
         elif head[i - 1 : i] == " ":  # "T-MARS (Text Masking and Re-Scoring)": a name, then its long form
-            at = head.rfind(" ", 0, i - 1) + 1
-            m = _T_NAME_AT.fullmatch(head, at, i - 1)
-            close = head.find(")", i, i + 120)
-            if m is not None and close != -1 and m.group("n") not in _T_GENERIC:
-                inside = head[i + 1 : close]
-                long = _schwartz_hearst(m.group("n"), inside)
-                if long is not None and long == inside.strip() and " " in long:
-                    found.append((m.group("n"), at))
-                    bonus[m.group("n")] = max(bonus.get(m.group("n"), 0), _T_DEFINED_BONUS)
+            defined = _t_paren_defined(head, i)
+            if defined is not None:
+                found.append(defined)
+                bonus[defined[0]] = max(bonus.get(defined[0], 0), _T_DEFINED_BONUS)
         i = head.find("(", i + 1)
     commas = list(_T_COMMA_CAPITAL.finditer(head)) if "," in head else []  # (a memchr first: see _t_has)
     if _t_has(head, ": "):
         commas = sorted(commas + list(_T_COLON_CAPITAL.finditer(head)), key=lambda m: m.start())
     for m in commas:  # "a novel approach, GeneOH Diffusion, ...", "dataset, EQA-MX"
-        noun = head[head.rfind(" ", 0, m.start()) + 1 : m.start()].lower()
-        if noun in _T_HEAD_NOUN_ANY:
-            n = _T_NAME_AT.match(head, m.start() + 2)  # a name-like word, not "model, Claude 2"
-            before = lower[max(0, m.start() - 60) : m.start()].split()[-6:]
-            if n is not None and (
-                any(w.startswith(_T_NAMING) for w in before)  # "dataset, EQA-MX"
-                # "we propose a new self-explainable Graph Neural Network (GNN) model: GraphChef"
-                or (head[m.start()] == ":" and _t_in_statement(head, statements, m.start()))
-            ):
-                found.append((n.group("n"), n.start("n")))
+        named = _t_comma_named(head, lower, statements, m.start())
+        if named is not None:
+            found.append(named)
+    return found, explicit, bonus
+
+
+def _t_paren_defined(head: str, i: int) -> tuple[str, int] | None:
+    """(name, where its word starts) for a name-like word right before the "(" at ``i`` whose
+    parentheses hold its long form ("T-MARS (Text Masking and Re-Scoring)"), else None."""
+    at = head.rfind(" ", 0, i - 1) + 1
+    m = _T_NAME_AT.fullmatch(head, at, i - 1)
+    close = head.find(")", i, i + 120)
+    if m is not None and close != -1 and m.group("n") not in _T_GENERIC:
+        inside = head[i + 1 : close]
+        long = _schwartz_hearst(m.group("n"), inside)
+        if long is not None and long == inside.strip() and " " in long:
+            return m.group("n"), at
+    return None
+
+
+def _t_comma_named(
+    head: str, lower: str, statements: list[tuple[int, int, str]], pos: int
+) -> tuple[str, int] | None:
+    """The name after the ", " or ": " at ``pos`` when a head noun comes before it and a naming word
+    before that ("dataset, EQA-MX") or it is a colon in an introducing statement ("... model:
+    GraphChef"), else None."""
+    noun = head[head.rfind(" ", 0, pos) + 1 : pos].lower()
+    if noun in _T_HEAD_NOUN_ANY:
+        n = _T_NAME_AT.match(head, pos + 2)  # a name-like word, not "model, Claude 2"
+        before = lower[max(0, pos - 60) : pos].split()[-6:]
+        if n is not None and (
+            any(w.startswith(_T_NAMING) for w in before)  # "dataset, EQA-MX"
+            # "we propose a new self-explainable Graph Neural Network (GNN) model: GraphChef"
+            or (head[pos] == ":" and _t_in_statement(head, statements, pos))
+        ):
+            return n.group("n"), n.start("n")
+    return None
+
+
+def _t_candidates(
+    head: str, lower: str, statements: list[tuple[int, int, str]], named: list[tuple[str, int]]
+) -> tuple[list[tuple[str, int]], dict[str, int]]:
+    """Name candidates with their positions, and the bonus of explicit ones. Looked for where a
+    name is introduced: after "called / named / dubbed / termed / coined / namely / refer to as",
+    after "propose / introduce / present" ("we present Eureka, a ..."), at the object of each
+    contribution statement, after a head noun there ("a novel framework, PARL"), in parentheses in
+    its sentence ("... Policy (SSCP)"), in a project URL; with no statement, in the opening."""
+    _t_scan()
+    front = _t_front_c(head, lower, statements) if _t_front_c is not None else None
+    found, more, bonus = front if front is not None else _t_front_rules(head, lower, statements)
+    explicit = list(named) + more
     for token, start in explicit:
         token = _t_explicit(token)
         if token is None:

@@ -340,6 +340,7 @@ def test_without_the_compiled_scan_the_rules_find_the_same(monkeypatch):
     monkeypatch.setattr(text, "_t_cut_c", None)
     monkeypatch.setattr(text, "_t_glued_c", None)
     monkeypatch.setattr(text, "_t_sites_c", None)
+    monkeypatch.setattr(text, "_t_front_c", None)
     assert [text.derive_title(a) for a in abstracts] == titles
 
 
@@ -353,7 +354,7 @@ def test_without_the_compiled_module_the_rules_find_the_same(monkeypatch):
     monkeypatch.setitem(sys.modules, "retrieval._titlescan", None)  # (its import raises ImportError)
     scans = (
         "_t_scan_c", "_t_site_hits_c", "_t_head_noun_c", "_t_openings_c", "_t_cut_c", "_t_glued_c",
-        "_t_sites_c",
+        "_t_sites_c", "_t_front_c",
     )
     for scan_c in scans:
         monkeypatch.setattr(text, scan_c, text._UNSET)
@@ -663,3 +664,85 @@ def test_the_comparison_finds_a_broken_rule(scan, monkeypatch, rule, old, new):
     monkeypatch.setattr(pattern, "match", _broken(pattern, old, new).match)
     differ, _ = _sites_disagree(samples)
     assert differ > 0
+
+
+def _statement_lists(head: str, lower: str) -> list[list[tuple[int, int, str]]]:
+    """The head's own statements, the first alone, and made-up ones (an object at every tenth
+    place, introducing or not)."""
+    statements, _ = text._t_sites_rules(head, lower)
+    places = range(1, len(head), 10)
+    made = [(max(0, at - 8), at, ["propos", "show"][k % 2]) for k, at in enumerate(places)]
+    return [statements, statements[:1], made]
+
+
+def _front_disagree(samples: list[str]) -> int:
+    differ = 0
+    for sample in samples:
+        for head in (text._t_head(sample), " " + sample):
+            lower = text._t_lower(head)
+            for statements in _statement_lists(head, lower):
+                fast = text._t_front_c(head, lower, statements)
+                differ += fast != text._t_front_rules(head, lower, statements)
+    return differ
+
+
+# texts with what front() leaves to the rules: a word beyond ASCII before ", X" that lowercases to a
+# head noun (the Kelvin sign: "network"), a name-like word before "(" with its long form inside
+_FRONT_CHOSEN = [
+    "We propose a new networ\u212a, FooNet, for it. We introduce T-MARS (Text Masking and Re-Scoring).",
+    "We propose a model: GraphChef. Our dataset, *EQA-MX*, and İstanbul, FooNet (F-N) hold.",
+]
+
+
+def test_the_compiled_front_on_the_bundled_and_pasted_abstracts(scan):
+    assert _front_disagree([v for a in _abstracts() for v in _variants(a)] + _FRONT_CHOSEN) == 0
+
+
+def test_the_compiled_front_on_the_iclr_abstracts(scan):
+    samples = _iclr_abstracts()
+    if not samples:
+        pytest.skip(f"no {ICLR}")
+    assert _front_disagree(samples + [a.upper() for a in samples[:300]]) == 0
+
+
+_FRONT_WORDS = _RULE_WORDS + (
+    "T-MARS (Text Masking and Re-Scoring) Context-Aware Multi-Granularity PINN Adaptive ( ) (SSCP) "
+    "(e.g. dataset, model: EQA-MX Claude 2 GraphChef İ K"
+).split()
+
+
+@st.composite
+def front_texts(draw) -> str:
+    n = draw(st.integers(min_value=0, max_value=30))
+    return "".join(draw(st.sampled_from(_FRONT_WORDS)) + draw(st.sampled_from(_RULE_SEPS)) for _ in range(n))
+
+
+@settings(max_examples=500, deadline=None)
+@given(front_texts())
+def test_the_compiled_front_on_generated_text(scan, sample):
+    assert _front_disagree([sample]) == 0
+
+
+@pytest.mark.parametrize(
+    ("rule", "method", "old", "new"),
+    [
+        ("_T_NAME_AT", "match", "(?:\\.\\d\\w*|", "(?:"),  # a version number not read
+        ("_T_NAME_WORD", "match", "[A-Z][a-z]+-", "[A-Z][a-z]-"),  # one letter before the hyphen only
+        ("_T_TITLE_COMPOUND", "fullmatch", "(?:-[A-Z][a-z]+)+", "(?:-[A-Z][a-z]+)"),  # two parts only
+        ("_T_COMMA_CAPITAL", "finditer", '[\\"“*_]*', ""),  # no quote marks before the capital
+    ],
+)
+def test_the_front_comparison_finds_a_broken_rule(scan, monkeypatch, rule, method, old, new):
+    """As for sites(): each rule front() reads by hand, broken on purpose on the Python side, makes
+    a difference on the bundled and pasted abstracts (and a few chosen texts)."""
+    samples = [v for a in _abstracts() for v in _variants(a)]
+    samples += [
+        "We present MIntRec2.0 to do. Our method, FooNet-Bar-Baz, a model. Our dataset, *EQA-MX*, holds.",
+        "We propose Context-Aware-Multi-Granularity, a tool. We address it with Tree-Planner, a planner.",
+    ]
+    pattern = getattr(text, rule)
+    getattr(pattern, method)  # (compiled)
+    broken = re.compile(pattern.pattern.replace(old, new), pattern.flags)
+    assert broken.pattern != pattern.pattern
+    monkeypatch.setattr(pattern, method, getattr(broken, method))
+    assert _front_disagree(samples) > 0
