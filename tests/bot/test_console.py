@@ -328,3 +328,15 @@ def test_the_console_user_owns_one_server_for_club(settings_factory):
     assert code == 0
     assert "Added" in out and "Reading list — your server (1)" in out and "week 1" in out
     assert "paperbot-club.md" in out
+
+
+def test_the_readme_example_is_what_the_console_prints(settings_factory):
+    """README.md's opening example is the console's output today, byte for byte: a change of titles or
+    scores that forgets the README fails here, not in a reader's terminal."""
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```text\n", 1)[1].split("\n```", 1)[0]
+    first, shown = block.split("\n", 1)
+    assert first.startswith("paperbot> /search "), first
+    code, out = console(settings_factory(), first.removeprefix("paperbot> ") + "\n")
+    assert code == 0
+    assert out.rstrip("\n") == shown.rstrip("\n")
