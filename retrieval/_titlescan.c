@@ -52,6 +52,7 @@ static PyObject *kinds[MAX_KEYWORDS]; /* (ints, held) */
 static long kind_of[MAX_KEYWORDS];    /* the same as C ints */
 static unsigned char opens[256]; /* opens[c]: how many keywords start with character c */
 static unsigned char by_first[128][MAX_KEYWORDS]; /* by_first[c]: those keywords, in order */
+static unsigned char pairs[128][128]; /* pairs[c][d]: a keyword opens with c then d (each has two or more) */
 
 static PyObject *configure(PyObject *self, PyObject *args) {
     PyObject *words, *kind_list;
@@ -77,6 +78,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     }
     n_keywords = 0;
     memset(opens, 0, sizeof opens);
+    memset(pairs, 0, sizeof pairs);
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *word = PySequence_Fast_GET_ITEM(seq, k);
         if (!PyUnicode_Check(word) || PyUnicode_READY(word) < 0) {
@@ -85,9 +87,9 @@ static PyObject *configure(PyObject *self, PyObject *args) {
             return NULL;
         }
         Py_ssize_t len = PyUnicode_GET_LENGTH(word);
-        if (len < 1 || len > MAX_LENGTH) {
+        if (len < 2 || len > MAX_LENGTH) {
             Py_DECREF(seq);
-            PyErr_SetString(PyExc_ValueError, "a keyword has 1 to 32 characters");
+            PyErr_SetString(PyExc_ValueError, "a keyword has 2 to 32 characters");
             return NULL;
         }
         for (Py_ssize_t j = 0; j < len; j++) {
@@ -101,6 +103,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         }
         lengths[k] = len;
         by_first[ascii[k][0]][opens[ascii[k][0]]++] = (unsigned char)k;
+        pairs[ascii[k][0]][ascii[k][1]] = 1;
     }
     n_keywords = (int)n;
     Py_DECREF(seq);
@@ -170,10 +173,10 @@ static Py_ssize_t next_hit(int kind, const void *data, Py_ssize_t n, Py_ssize_t 
     while (i < n) {
         if (kind == PyUnicode_1BYTE_KIND) {
             /* to the next space that a keyword's first character follows (any other space
-             * starts no match): one comparison a character, no call */
+             * starts no match, nor one the first two characters of none follow) */
             const Py_UCS1 *d = (const Py_UCS1 *)data;
-            while (i + 1 < n && !(d[i] == ' ' && opens[d[i + 1]])) i++;
-            if (i + 1 >= n) return -1;
+            while (i + 2 < n && !(d[i] == ' ' && d[i + 1] < 128 && d[i + 2] < 128 && pairs[d[i + 1]][d[i + 2]])) i++;
+            if (i + 2 >= n) return -1;
         } else {
             while (i < n && PyUnicode_READ(kind, data, i) != ' ') i++; /* to the next space */
             if (i >= n) return -1;
