@@ -800,7 +800,10 @@ def _titles(records: Sequence[Any], memo: TitleMemo | None) -> tuple[list[str], 
     titles = [own_title(r) for r in records]
     derive = [i for i, t in enumerate(titles) if not t]
     digests = [records[i].digest for i in derive]
-    known = memo.get_many(digests) if memo is not None else [None] * len(derive)
+    known = [None] * len(derive)
+    if memo is not None:
+        known = memo.get_many(digests)
+        memo.release()
     for i, title in zip(derive, known, strict=True):
         titles[i] = title if title is not None else derive_title(records[i].abstract)
     parts = MemoParts()

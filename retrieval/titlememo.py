@@ -193,6 +193,16 @@ class TitleMemo:
             out.append(mm[base + s : base + e].decode("utf-8", "surrogatepass") if hit else None)
         return out
 
+    def release(self) -> None:
+        """Give back the pages look-ups read (they stay in the page cache, a later look-up maps them
+        again): a build's worker holds the memo's pages of one file at a time, not the whole memo."""
+        madvise = getattr(self._mm, "madvise", None)
+        if madvise is not None and hasattr(mmap, "MADV_DONTNEED"):
+            try:
+                madvise(mmap.MADV_DONTNEED)
+            except OSError:
+                pass
+
     def close(self) -> None:
         self._digests = self._order = self._offsets = None  # type: ignore[assignment]
         try:

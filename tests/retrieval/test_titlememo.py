@@ -154,6 +154,8 @@ def test_the_memo_finds_what_it_holds_and_nothing_else(tmp_path):
     probe = [bytes([9]) * 32, bytes([0]) * 32, bytes([1]) * 32, bytes([255]) * 32, bytes([3]) * 32]
     assert opened.get_many(probe) == ["nine ünïcode 我", None, "one", None, "three"]
     assert opened.get_many([]) == []
+    opened.release()  # its pages given back: the next look-up reads them again
+    assert opened.get_many(probe) == ["nine ünïcode 我", None, "one", None, "three"]
     assert memo.stat().st_mode & 0o077 == 0, "private, as the cache file is"
 
 
