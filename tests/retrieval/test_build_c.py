@@ -6,7 +6,6 @@ worker process), on every corpus at hand and on generated text."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ from retrieval.corpus import load_corpus
 from retrieval.index import build_index
 from retrieval.tokenize import surface_bytes
 from tests.retrieval.fixtures import pasted_corpus
+from tests.support.compiled import require_compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "corpora"
@@ -33,10 +33,7 @@ FIELDS = TokenChunk.__slots__
 @pytest.fixture(autouse=True)
 def require_c_tokenizer() -> None:
     """Skip without the C kernel; under CI=true fail instead (CI must test the path users run)."""
-    if postings._kernel is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI=true but {postings.KERNEL_UNAVAILABLE}")
-        pytest.skip(postings.KERNEL_UNAVAILABLE or "no C kernel")
+    require_compiled(postings._kernel, postings.KERNEL_UNAVAILABLE or "no C kernel")
 
 
 def assert_same_chunk(want: TokenChunk, got: TokenChunk) -> None:

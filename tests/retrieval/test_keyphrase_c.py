@@ -8,7 +8,6 @@ Without the compiled pass these tests skip; under CI=true they fail (CI must tes
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from hypothesis import strategies as st
 from retrieval import keyphrase
 from retrieval.corpus import _parse_text, load_corpus
 from tests.retrieval.fixtures import pasted_corpus
+from tests.support.compiled import require_compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "corpora"
@@ -27,12 +27,7 @@ SHARED = ROOT.parent / "shared" / "corpora"
 
 @pytest.fixture(scope="module")
 def c_pass():
-    compiled = keyphrase._c_pass()
-    if compiled is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI=true but {keyphrase.C_UNAVAILABLE}")
-        pytest.skip(keyphrase.C_UNAVAILABLE or "no C keyphrase pass")
-    return compiled
+    return require_compiled(keyphrase._c_pass(), keyphrase.C_UNAVAILABLE or "no C keyphrase pass")
 
 
 def _head(abstract: str) -> str:

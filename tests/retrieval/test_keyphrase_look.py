@@ -7,7 +7,6 @@ Without the compiled pass these tests skip; under CI=true they fail (CI must tes
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 from retrieval import text
 from retrieval.corpus import load_corpus
 from tests.retrieval.fixtures import pasted_corpus
+from tests.support.compiled import require_compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "corpora"
@@ -24,12 +24,8 @@ SHARED = ROOT.parent / "shared" / "corpora"
 
 @pytest.fixture(scope="module")
 def look():
-    compiled = text._t_look_compiled()
-    if compiled is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("CI=true but retrieval._keyphrase.look is not built (pip install -e .)")
-        pytest.skip("retrieval._keyphrase.look is not built (pip install -e .)")
-    return compiled
+    why = "retrieval._keyphrase.look is not built (pip install -e .)"
+    return require_compiled(text._t_look_compiled(), why)
 
 
 def _region(abstract: str) -> tuple[str, str]:

@@ -10,26 +10,7 @@ import pytest
 
 from retrieval import text
 from retrieval.text import TITLE_LIMIT, derive_title
-
-SAEBENCH = (
-    "Sparse autoencoders are popular. We introduce SAEBench, a comprehensive evaluation suite for "
-    "sparse autoencoders. It has eight metrics."
-)
-
-
-@pytest.fixture
-def hook(monkeypatch):
-    """Install a fake keyphrase.describe; yields the list of its calls and its answer."""
-    calls: list[tuple] = []
-    answer: dict[str, object] = {"value": ""}
-
-    def describe(head, name):
-        calls.append((head, name))
-        return answer["value"]
-
-    monkeypatch.setattr(text, "_describe_hook", describe)
-    yield calls, answer
-
+from tests.retrieval.conftest import SAEBENCH
 
 _NO_NAME = (
     "Preference data is noisy. We study diverging preferences in human-labeled preference datasets, "

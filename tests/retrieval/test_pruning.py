@@ -6,7 +6,6 @@ corpora where BM25Okapi's idf is 0 or negative."""
 from __future__ import annotations
 
 import contextlib
-import os
 import subprocess
 import sys
 import warnings
@@ -23,6 +22,7 @@ from retrieval.models import Paper
 from retrieval.postings import Postings, long_df_for, pruning_arrays
 from retrieval.search import rank
 from retrieval.tokenize import tokenize
+from tests.support.compiled import require_compiled
 
 VARIANTS = [
     BM25Params(),
@@ -40,10 +40,7 @@ _C = postings._kernel  # the C extension, or None when it is not built
 
 def require_c_kernel() -> None:
     """Skip without the C kernel; under CI=true fail instead (CI must test the kernel users run)."""
-    if _C is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI=true but {postings.KERNEL_UNAVAILABLE}")
-        pytest.skip(postings.KERNEL_UNAVAILABLE or "no C kernel")
+    require_compiled(_C, postings.KERNEL_UNAVAILABLE or "no C kernel")
 
 
 @contextlib.contextmanager

@@ -17,6 +17,7 @@ from retrieval import text
 from retrieval.corpus import load_corpus
 from retrieval.text import ELLIPSIS, TITLE_LIMIT, TITLE_RULES_VERSION, derive_title, strip_markup
 from retrieval.tokenize import tokenize
+from tests.retrieval.conftest import SAEBENCH
 from tests.retrieval.fixtures import pasted_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,27 +61,6 @@ def test_rules_have_a_version():
 
 
 # -- the description hook (retrieval/keyphrase.py) --------------------------------------------------
-
-SAEBENCH = (
-    "Sparse autoencoders are popular. We introduce SAEBench, a comprehensive evaluation suite for "
-    "sparse autoencoders. It has eight metrics."
-)
-
-
-@pytest.fixture
-def hook(monkeypatch):
-    """Install a fake keyphrase.describe; yields the list of its calls and its answer."""
-    calls: list[tuple] = []
-    answer: dict[str, object] = {"value": ""}
-
-    def describe(head, name):
-        calls.append((head, name))
-        if isinstance(answer["value"], Exception):
-            raise answer["value"]
-        return answer["value"]
-
-    monkeypatch.setattr(text, "_describe_hook", describe)
-    yield calls, answer
 
 
 def test_the_keyphrase_hook_supplies_the_description(hook):

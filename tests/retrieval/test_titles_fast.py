@@ -10,7 +10,6 @@ tells apart: a shortcut that skipped a real match, or answered differently, fail
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 from retrieval import keyphrase, text
 from retrieval.corpus import load_corpus
 from tests.retrieval.fixtures import pasted_corpus
+from tests.support.compiled import require_compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,12 +102,7 @@ def _hits_by_regex(lower: str) -> list[tuple[int, int, int]]:
 @pytest.fixture(scope="module")
 def scan():
     """The compiled keyword scan (retrieval/_titlescan.c); under CI it must be built."""
-    hits = text._t_scan()
-    if hits is None:
-        if os.environ.get("CI"):
-            pytest.fail("retrieval._titlescan is not built")
-        pytest.skip("retrieval._titlescan is not built (pip install -e .)")
-    return hits
+    return require_compiled(text._t_scan(), "retrieval._titlescan is not built (pip install -e .)")
 
 
 def _check_scan(sample: str) -> None:
@@ -603,9 +598,14 @@ _RULE_SEPS = [" ", " ", " ", ", ", ",", ". ", ": ", " (", ") ", ", a ", ", an ",
 
 
 @st.composite
-def rule_texts(draw) -> str:
+def joined(draw, words: list[str]) -> str:
+    """Up to 30 of ``words``, each followed by one of the separators the rules tell apart."""
     n = draw(st.integers(min_value=0, max_value=30))
-    return "".join(draw(st.sampled_from(_RULE_WORDS)) + draw(st.sampled_from(_RULE_SEPS)) for _ in range(n))
+    return "".join(draw(st.sampled_from(words)) + draw(st.sampled_from(_RULE_SEPS)) for _ in range(n))
+
+
+def rule_texts() -> st.SearchStrategy[str]:
+    return joined(_RULE_WORDS)
 
 
 @settings(max_examples=500, deadline=None)
@@ -711,10 +711,8 @@ _FRONT_WORDS = _RULE_WORDS + (
 ).split()
 
 
-@st.composite
-def front_texts(draw) -> str:
-    n = draw(st.integers(min_value=0, max_value=30))
-    return "".join(draw(st.sampled_from(_FRONT_WORDS)) + draw(st.sampled_from(_RULE_SEPS)) for _ in range(n))
+def front_texts() -> st.SearchStrategy[str]:
+    return joined(_FRONT_WORDS)
 
 
 @settings(max_examples=500, deadline=None)
