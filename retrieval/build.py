@@ -764,31 +764,34 @@ _STORE_FILES: dict[tuple[str, str], list[Any] | None] = {}
 #: output
 _WORKER_TERMS: dict[str, int] = {}
 _WORKER_NEW: list[str] = []
-#: This process's open title memo: (path, size, mtime_ns) -> the memo (None: it cannot serve)
-_MEMOS: dict[tuple[str, int, int], TitleMemo | None] = {}
+#: This process's open title memo: which one the build told of (path, size, mtime_ns), and the memo
+#: (None: it cannot serve). One build at a time per process.
+_MEMO: tuple[tuple[str, int, int], TitleMemo | None] | None = None
 
 
 def _memo(known: tuple[str, int, int] | None) -> TitleMemo | None:
     """The title memo the build checked (see ``build_corpus``'s ``titles``), opened once per process;
     None when there is none or the file is no longer the one that was checked."""
+    global _MEMO
     if known is None:
         return None
-    if known not in _MEMOS:
-        memo = TitleMemo.open(Path(known[0]))
+    if _MEMO is None or _MEMO[0] != known:
+        _forget_memo()
         try:
             st = os.stat(known[0])
             same = (st.st_size, st.st_mtime_ns) == known[1:]
         except OSError:
             same = False
-        if memo is not None and not same:
-            memo.close()
-            memo = None
-        for old in _MEMOS.values():  # a process serves one build at a time
-            if old is not None:
-                old.close()
-        _MEMOS.clear()
-        _MEMOS[known] = memo
-    return _MEMOS[known]
+        _MEMO = (known, TitleMemo.open(Path(known[0])) if same else None)
+    return _MEMO[1]
+
+
+def _forget_memo() -> None:
+    """Close this process's title memo (its memory map goes)."""
+    global _MEMO
+    if _MEMO is not None and _MEMO[1] is not None:
+        _MEMO[1].close()
+    _MEMO = None
 
 
 def _titles(records: Sequence[Any], memo: TitleMemo | None) -> tuple[list[str], MemoParts]:
@@ -1127,10 +1130,7 @@ def _build(
     if not kept:
         merger.close()
         raise no_paper_error(path, skipped)
-    for memo in _MEMOS.values():  # this process's (a build without workers): its map goes now
-        if memo is not None:
-            memo.close()
-    _MEMOS.clear()
+    _forget_memo()  # this process's (a build without workers)
     if memo_out is not None:  # now, before the merged arrays fill (the build's peak)
         write_memo(memo_out, derived)
     del derived

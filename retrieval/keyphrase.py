@@ -38,6 +38,8 @@ import math
 import re
 from collections import Counter
 
+from retrieval.text import stem_count
+
 __all__ = [
     "KEYPHRASE_VERSION",
     "MAX_WORDS",
@@ -523,10 +525,8 @@ def names_the_topic(phrase: str, head: str, times: int = _TOPIC_TIMES) -> bool:
     lower = head.lower()
     for word in phrase.lower().split():
         word = word.strip(_PUNCT)
-        if len(word) > 3 and word not in _BREAK and word not in _GENERIC:
-            stem = word[:-1] if word[-1] == "s" else word
-            if lower.count(stem[: max(4, len(stem) - 2)]) >= times:
-                return True
+        if len(word) > 3 and word not in _BREAK and word not in _GENERIC and stem_count(word, lower) >= times:
+            return True
     return False
 
 

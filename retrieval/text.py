@@ -2421,6 +2421,13 @@ _T_CHOOSE_STRIP = ".,;:()[]\"'“”*"
 _T_LOGS = [0.0] + [math.log(i) for i in range(1, 64)]
 
 
+def stem_count(word: str, lower: str) -> int:
+    """How often ``lower`` (a lowercased text) says ``word`` (lowercased, not empty): its stem, the
+    word less a plural 's' and its last two letters (at least four kept), counted as a substring."""
+    stem = word[:-1] if word[-1] == "s" else word
+    return lower.count(stem[: max(4, len(stem) - 2)])
+
+
 _t_look_c: object = _UNSET
 
 
@@ -2473,8 +2480,7 @@ def _t_py_look(title: str, lower: str, first: str, counts: dict[str, int]) -> tu
             c += 1
             times = counts.get(w)
             if times is None:
-                stem = w[:-1] if w[-1] == "s" else w
-                times = counts[w] = lower.count(stem[: max(4, len(stem) - 2)])
+                times = counts[w] = stem_count(w, lower)
             if times:
                 logs += _T_LOGS[times] if times < 64 else math.log(times)
                 if times >= 3:
@@ -2608,7 +2614,7 @@ def _t_key_and_rule(key: str, phrase: str, head: str) -> str:
     for w in core.casefold().split():
         stem = w[:-1] if w[-1] == "s" else w
         if len(w) > 3 and w not in _T_GENERIC_WORDS and stem not in lower:
-            if text.count(stem[: max(4, len(stem) - 2)]) >= _T_RULE_TIMES:
+            if stem_count(w, text) >= _T_RULE_TIMES:
                 return f"{key}: {_capitalize(core)}"
     return key
 

@@ -126,7 +126,7 @@ class TitleMemo:
     """A memo file opened read-only (memory-mapped). :meth:`open` returns None for a file that
     cannot serve (missing, another version of the title rules, wrong size, bad CRC with ``check``)."""
 
-    def __init__(self, path: Path, mm: mmap.mmap, data_start: int, n: int, entries: int, blob: int) -> None:
+    def __init__(self, path: Path, mm: mmap.mmap, data_start: int, n: int, entries: int) -> None:
         self.path = path
         self._mm = mm
         at = data_start
@@ -169,7 +169,7 @@ class TitleMemo:
             raise ValueError("its size is not what its header says")
         if check and zlib.crc32(memoryview(mm)[data_start:]) != header["crc"]:
             raise ValueError("damaged (CRC)")
-        memo = cls(path, mm, data_start, n, entries, blob)
+        memo = cls(path, mm, data_start, n, entries)
         if n and not (0 <= int(memo._order.min()) and int(memo._order.max()) < entries):
             raise ValueError("damaged (entries)")
         return memo
