@@ -38,8 +38,6 @@ import math
 import re
 from collections import Counter
 
-from retrieval.text import stem_count
-
 __all__ = [
     "KEYPHRASE_VERSION",
     "MAX_WORDS",
@@ -525,8 +523,12 @@ def names_the_topic(phrase: str, head: str, times: int = _TOPIC_TIMES) -> bool:
     lower = head.lower()
     for word in phrase.lower().split():
         word = word.strip(_PUNCT)
-        if len(word) > 3 and word not in _BREAK and word not in _GENERIC and stem_count(word, lower) >= times:
-            return True
+        if len(word) > 3 and word not in _BREAK and word not in _GENERIC:
+            # (retrieval.text.stem_count's count, inline: this module imports nothing of retrieval's,
+            # so that text's lazy look-up of it never meets a half-imported module)
+            stem = word[:-1] if word[-1] == "s" else word
+            if lower.count(stem[: max(4, len(stem) - 2)]) >= times:
+                return True
     return False
 
 

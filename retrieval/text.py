@@ -1346,7 +1346,9 @@ _describe_hook: object = _UNSET
 
 def _keyphrase_module():  # noqa: ANN202
     module = sys.modules.get("retrieval.keyphrase")  # (import_module's own lookup costs ~1 µs)
-    if module is not None:
+    # not a module another thread is still importing (the index build's fingerprint thread asks for
+    # TITLE_RULES_VERSION while the build derives titles): import_module waits for it to finish
+    if module is not None and not getattr(module.__spec__, "_initializing", False):
         return module
     try:
         return importlib.import_module("retrieval.keyphrase")

@@ -682,3 +682,22 @@ def test_a_named_papers_phrase_with_a_coined_word_stays_only_when_it_names_the_t
     assert derive_title(background) == "Moeflan: Instruction tuning of sparse experts"
     topical = background + " Benchmark suites matter; the suites are hard, and benchmark suites are public."
     assert derive_title(topical) == "Moeflan: Model that beats Flan-PaLM-62B on four hard benchmark suites"
+
+
+def test_a_half_imported_keyphrase_module_is_waited_for(monkeypatch):
+    """Another thread importing retrieval.keyphrase puts it in sys.modules before its body has run
+    (the build's fingerprint thread asks for TITLE_RULES_VERSION while titles are derived): the title
+    rules must not use it then (a NameError in describe), but wait for the import."""
+    import importlib
+    import sys
+    import types
+
+    half = types.ModuleType("retrieval.keyphrase")
+    half.__spec__ = importlib.machinery.ModuleSpec("retrieval.keyphrase", None)
+    half.__spec__._initializing = True
+    whole = sys.modules.get("retrieval.keyphrase") or importlib.import_module("retrieval.keyphrase")
+    monkeypatch.setitem(sys.modules, "retrieval.keyphrase", half)
+    monkeypatch.setattr(importlib, "import_module", lambda name: whole)
+    assert text._keyphrase_module() is whole
+    half.__spec__._initializing = False
+    assert text._keyphrase_module() is half
