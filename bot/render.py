@@ -40,6 +40,9 @@ ELLIPSIS = "\u2026"
 # Discord markdown characters escaped in snippets, so only our own **bold** is markup.
 _MARKDOWN_RE = re.compile(r"([\\*_~`|>#\[\]])")
 _ATOM_RE = re.compile(r"\S+")
+# A link as Discord's markdown finds one in text: the scheme, then up to a space or "<" (and not
+# the sentence's closing punctuation).
+_LINK_RE = re.compile(r"https?://[^\s<]+[^\s<.,:;\"')\]]")
 
 
 def escape(text: str) -> str:
@@ -126,6 +129,8 @@ def _render_atoms(text: str, start: int, end: int, bold: list[tuple[int, int]]) 
     around each bold span is cut by hand. Spans that are not words in order within the range
     (none that retrieval makes) go through :func:`_render_atoms_general`.
     """
+    if "://" in text[start:end]:  # a link stays as it is, unbolded and unescaped (see below)
+        return _render_atoms_general(text, start, end, bold)
     esc = escape if _MARKDOWN_RE.search(text, start, end) else None
     last = start
     for s, e in bold:
@@ -162,28 +167,49 @@ def _render_atoms(text: str, start: int, end: int, bold: list[tuple[int, int]]) 
 def _render_atoms_general(
     text: str, start: int, end: int, bold: list[tuple[int, int]]
 ) -> list[tuple[str, bool]]:
-    """:func:`_render_atoms` for any spans (clipped to the atoms they fall in)."""
-    esc = escape if _MARKDOWN_RE.search(text, start, end) else str
+    """:func:`_render_atoms` for any spans (clipped to the atoms they fall in).
+
+    A link (``https://…``, as Discord finds one) is left as the abstract has it: Discord takes a
+    backslash or a ``**`` inside it for part of the address, so an escaped ``_`` or a bold query word
+    there would break the link. Query words inside a link are not bolded."""
+    links = [m.span() for m in _LINK_RE.finditer(text, start, end)]
+    if links:
+        bold = [(s, e) for s, e in bold if not any(a < e and s < b for a, b in links)]
+    plain_esc = escape if _MARKDOWN_RE.search(text, start, end) else str
+
+    def esc(piece_start: int, piece_end: int) -> str:
+        if not links:
+            return plain_esc(text[piece_start:piece_end])
+        out, p = [], piece_start
+        for a, b in links:
+            if b <= p or a >= piece_end:
+                continue
+            out.append(plain_esc(text[p : max(a, p)]))
+            p = min(b, piece_end)
+            out.append(text[max(a, piece_start) : p])
+        out.append(plain_esc(text[p:piece_end]))
+        return "".join(out)
+
     atoms: list[tuple[str, bool]] = []
     span_i = 0
     for m in _ATOM_RE.finditer(text, start, end):
         a_start, a_end = m.span()
         if span_i >= len(bold) or bold[span_i][0] >= a_end:
-            atoms.append((esc(m.group(0)), False))
+            atoms.append((esc(a_start, a_end), False))
             continue
         pieces: list[str] = []
         pos = a_start
         while span_i < len(bold) and bold[span_i][0] < a_end:
             s, e = bold[span_i]
             s, e = max(s, a_start), min(e, a_end)
-            pieces.append(esc(text[pos:s]))
-            pieces.append(f"**{esc(text[s:e])}**")
+            pieces.append(esc(pos, s))
+            pieces.append(f"**{esc(s, e)}**")
             pos = e
             if bold[span_i][1] <= a_end:
                 span_i += 1
             else:
                 break
-        pieces.append(esc(text[pos:a_end]))
+        pieces.append(esc(pos, a_end))
         atoms.append(("".join(pieces), True))
     return atoms
 
