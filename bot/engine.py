@@ -352,15 +352,21 @@ class Engine:
         self.corpus_path = corpus
         self.loaded_at = time.time()
 
-    async def adopt(self, index: Index, report: IngestReport, corpus: Path) -> bool:
+    async def adopt(
+        self, index: Index, report: IngestReport, corpus: Path, swapped: Callable[[], None] | None = None
+    ) -> bool:
         """Serve an index another process built (:mod:`bot.index_share`); False while a reindex of
-        this process runs (the next poll tries again)."""
+        this process runs (the next poll tries again). ``swapped`` is called at the swap itself,
+        before the old index is let go of (which awaits), so that what the caller records of the new
+        index (its generation) is never seen to lag behind the index being served."""
         if self._lock.locked():
             return False
         async with self._lock:
             previous = self.index
             self._swap(index, report, corpus)
             self.last_reconcile, self.last_removed_titles = None, {}
+            if swapped is not None:
+                swapped()
             await _release(previous)
             previous = None  # noqa: F841
         return True

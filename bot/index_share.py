@@ -69,7 +69,9 @@ class Engine(Protocol):
     corpus_path: Path
     share: Any
 
-    async def adopt(self, index: Index, report: IngestReport, corpus: Path) -> bool: ...
+    async def adopt(
+        self, index: Index, report: IngestReport, corpus: Path, swapped: Callable[[], None] | None = None
+    ) -> bool: ...
 
 
 def _absolute(path: object) -> str:
@@ -242,9 +244,11 @@ class IndexShare:
         result = await self.store.reconcile_generation(index.papers, row.generation)
         if result is not None:
             log.info("reconciled saved lists with index generation %d: %s", row.generation, result)
-        swapped = await engine.adopt(index, report, Path(row.corpus_path))
-        if swapped:
+        def serving() -> None:  # at the swap: the generation never lags behind the index served
             self.generation = row.generation
+
+        swapped = await engine.adopt(index, report, Path(row.corpus_path), serving)
+        if swapped:
             log.info(
                 "picked up index generation %d from %s: %d papers (%s)",
                 row.generation, row.built_by, len(index), row.cache_file,

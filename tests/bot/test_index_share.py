@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+import bot.engine as bot_engine
 from bot.services.registry import open_services
 from bot.store import Store
 from retrieval.models import Paper
@@ -295,6 +296,41 @@ async def test_a_process_that_cannot_open_the_new_file_keeps_serving_with_one_wa
         assert engine.index.fingerprint == builder.context.engine.index.fingerprint
         warnings = [r for r in caplog.records if r.levelno >= logging.WARNING and r.name == "bot.index_share"]
         assert len(warnings) == 1, [r.getMessage() for r in warnings]  # the damaged file: no second one
+    finally:
+        await follower.close()
+        await builder.close()
+
+
+async def test_the_generation_served_is_recorded_at_the_swap(
+    store_target, settings_factory, tmp_path, monkeypatch
+):
+    """Letting go of the old index awaits (a worker thread takes it apart): meanwhile the new index is
+    served, and the generation this process reports must already be the new one."""
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(corpus, range(30))
+    fields: dict[str, Any] = {"corpus_path": corpus, "index_cache_dir": tmp_path / "cache"}
+    if isinstance(store_target, Path):
+        fields["database_path"] = store_target
+    else:
+        fields["database_url"] = store_target
+    builder = await open_services(settings_factory(**fields))
+    follower = await open_services(settings_factory(**fields))
+    try:
+        engine, share = follower.context.engine, follower.context.engine.share
+        await share.close()  # no watcher: only the explicit follow() below
+        serving = engine.index
+        write_corpus(corpus, range(31))
+        await builder.context.engine.reindex()
+        seen: list[tuple[bool, int]] = []
+        release = bot_engine._release
+
+        async def slow_release(previous):  # noqa: ANN001, ANN202
+            seen.append((engine.index is not serving, share.generation))
+            await release(previous)
+
+        monkeypatch.setattr(bot_engine, "_release", slow_release)
+        assert await share.follow() is True
+        assert seen == [(True, 2)] and share.generation == 2
     finally:
         await follower.close()
         await builder.close()
