@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define KP_VERSION 4 /* keyphrase.py checks it: a stale build is not used */
+#define KP_VERSION 5 /* keyphrase.py checks it: a stale build is not used */
 
 #define HEAD 1500             /* code points read */
 #define TEXT_MAX (3 * HEAD)   /* after dashes are spaced out (x3) or a glued '.' gets its space (x2) */
@@ -51,8 +51,12 @@ static unsigned char excluded[ACCEPT_BELOW / 8]; /* nor these (a bitmap) */
 static int configured = 0;
 static int used = 0; /* words in words_tab */
 static int min_words, chunk_words, max_words, statement_words, length_up_to;
-static double w_bias, w_log_count, w_once, w_first, w_capital, w_statement, w_generic, w_short;
-static double threshold, quantum;
+static double w_bias, w_log_count, w_capital, w_statement, w_generic, w_short, w_at, w_length;
+static double w_hyphen, w_paren, w_head, w_early, w_object;
+static int early;
+#define LOGS 64
+static double logs[LOGS]; /* log(i): the same libm values math.log gives, once */
+static double threshold, quantum, w_plain;
 static double r_sum, r_words, r_top, r_mean, r_at, r_joined, r_before, r_one; /* the rank's weights */
 static double r_ing, r_paren, r_statement, r_hyphen, r_capitals, r_acronym;    /* and its words' */
 static int64_t length_q, second_min_q;
@@ -104,10 +108,11 @@ static int add_words(PyObject *iterable, unsigned char flag) {
 static PyObject *kp_configure(PyObject *self, PyObject *args) {
     PyObject *brk, *subjects, *then, *adverb_not, *connectors, *generic, *exclude;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOO(iiiii)(dddddddd)(dd)(LL)(dddddddd)(dddddd)", &exclude, &brk, &subjects, &then,
+    if (!PyArg_ParseTuple(args, "OOOOOOO(iiiii)(dddddddd)(dddddi)(ddd)(LL)(dddddddd)(dddddd)", &exclude, &brk, &subjects, &then,
                           &adverb_not, &connectors, &generic, &min_words, &chunk_words, &max_words,
-                          &statement_words, &length_up_to, &w_bias, &w_log_count, &w_once, &w_first,
-                          &w_capital, &w_statement, &w_generic, &w_short, &threshold, &quantum,
+                          &statement_words, &length_up_to, &w_bias, &w_log_count, &w_capital, &w_statement,
+                          &w_generic, &w_short, &w_at, &w_length, &w_hyphen, &w_paren, &w_head,
+                          &w_early, &w_object, &early, &threshold, &quantum, &w_plain,
                           &length_q, &second_min_q, &r_sum, &r_words, &r_top, &r_mean, &r_at, &r_joined,
                           &r_before, &r_one, &r_ing, &r_paren, &r_statement, &r_hyphen, &r_capitals,
                           &r_acronym))
@@ -137,6 +142,7 @@ static PyObject *kp_configure(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "configure: a count out of range");
         return NULL;
     }
+    for (int i = 1; i < LOGS; i++) logs[i] = log((double)i);
     configured = 1;
     Py_RETURN_NONE;
 }
@@ -178,7 +184,11 @@ static int n_ch;
 /* keys: span in lo, hash, features, score */
 static int k_s[TOK_MAX], k_len[TOK_MAX], k_count[TOK_MAX];
 static uint32_t k_hash[TOK_MAX];
-static unsigned char k_first[TOK_MAX], k_cap[TOK_MAX], k_stmt[TOK_MAX], k_scored[TOK_MAX];
+static unsigned char k_cap[TOK_MAX], k_stmt[TOK_MAX], k_scored[TOK_MAX];
+/* and the word score's: where first said, how many uses end a chunk, ever hyphenated, ever "(SSL)",
+ * in the statement's object */
+static int k_pos[TOK_MAX], k_ends[TOK_MAX];
+static unsigned char k_hyph[TOK_MAX], k_par[TOK_MAX], k_obj[TOK_MAX];
 static int64_t k_score[TOK_MAX];
 static unsigned k_mark[TOK_MAX];
 static unsigned mark_stamp = 0;
@@ -294,7 +304,9 @@ static int key_id(int s, int n, uint32_t h, int insert) { /* h: hash_ucs4(lo + s
             k_len[id] = n;
             k_hash[id] = h;
             k_count[id] = 0;
-            k_first[id] = k_cap[id] = k_stmt[id] = k_scored[id] = 0;
+            k_cap[id] = k_stmt[id] = k_scored[id] = 0;
+            k_ends[id] = 0;
+            k_hyph[id] = k_par[id] = k_obj[id] = 0;
             k_mark[id] = 0;
             return id;
         }
@@ -309,14 +321,21 @@ static inline int ends_plural(const Py_UCS4 *s, int n) { /* len > 3, ends 's', n
     return n > 3 && s[n - 1] == 's' && s[n - 2] != 's' && s[n - 2] != 'u' && s[n - 2] != 'i';
 }
 
-static int64_t score_q(int count, int first, int capital, int statement, int generic, int shrt) {
-    double z = w_bias + w_log_count * log((double)count);
-    z = z + (count == 1 ? w_once : 0.0);
-    z = z + (first ? w_first : 0.0);
-    z = z + (capital ? w_capital : 0.0);
-    z = z + (statement ? w_statement : 0.0);
+/* keyphrase._score: the word's probability of being in the real title, less threshold, quantised */
+static int64_t score_q(int k, int generic, int n_words) {
+    int count = k_count[k];
+    double z = w_bias + w_log_count * (count < LOGS ? logs[count] : log((double)count));
+    z = z + (k_cap[k] ? w_capital : 0.0);
+    z = z + (k_stmt[k] ? w_statement : 0.0);
     z = z + (generic ? w_generic : 0.0);
-    z = z + (shrt ? w_short : 0.0);
+    z = z + (k_len[k] <= 3 ? w_short : 0.0);
+    z = z + w_at * ((double)k_pos[k] / (double)n_words);
+    z = z + w_length * (k_len[k] < LOGS ? logs[k_len[k]] : log((double)k_len[k]));
+    z = z + (k_hyph[k] ? w_hyphen : 0.0);
+    z = z + (k_par[k] ? w_paren : 0.0);
+    z = z + w_head * ((double)k_ends[k] / (double)count);
+    z = z + (k_pos[k] < early ? w_early : 0.0);
+    z = z + (k_obj[k] ? w_object : 0.0);
     double p = 1.0 / (1.0 + exp(-z)) - threshold;
     return (int64_t)floor(p * quantum + 0.5);
 }
@@ -658,6 +677,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
         ch_linked[n_ch] = (unsigned char)linked;                                                   \
         ch_look[n_ch] = (unsigned char)surface_look;                                               \
         ch_caps[n_ch] = surface_caps;                                                              \
+        k_ends[cw_key[surface_first + surface_n - 1]]++;                                           \
         n_ch++;                                                                                    \
         surface_n = 0;                                                                             \
     } while (0)
@@ -758,7 +778,10 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
                     if (t[r - 1] == ')' || t[r - 1] == ']') paren = 1;
                 }
             }
+            if (k_count[k] == 0) k_pos[k] = i;
             k_count[k]++;
+            k_hyph[k] |= (unsigned char)hyphen;
+            k_par[k] |= (unsigned char)paren;
             cw_s[n_cw] = cs;
             cw_e[n_cw] = ce;
             cw_key[n_cw] = k;
@@ -793,13 +816,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
     if (surface_n) CLOSE_CHUNK();
 #undef CLOSE_CHUNK
 
-    /* features: the first sentence, the statement window */
-    Py_ssize_t first_end = -1;
-    for (Py_ssize_t i = 0; i + 1 < n_t; i++)
-        if (t[i] == '.' && t[i + 1] == ' ') { first_end = i; break; }
-    int n_first = first_end > 0 ? words_before(first_end) : n_tok;
-    for (int i = 0; i < n_first; i++)
-        if (every[i] >= 0) k_first[every[i]] = 1;
+    /* features: the statement window and its object (the first chunk after its verb) */
     Py_ssize_t m = statement_end();
     stated = -1;
     if (m >= 0) {
@@ -807,15 +824,16 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
         stated = at;
         for (int i = at; i < at + statement_words && i < n_tok; i++)
             if (every[i] >= 0) k_stmt[every[i]] = 1;
+        for (int c = 0; c < n_ch; c++)
+            if (ch_at[c] >= at) {
+                for (int j = 0; j < ch_n[c]; j++) k_obj[cw_key[ch_first[c] + j]] = 1;
+                break;
+            }
     }
-    int64_t plain = score_q(1, 0, 0, 0, 0, 0);
+    int64_t plain = (int64_t)floor((w_plain - threshold) * quantum + 0.5);
     for (int k = 0; k < n_key; k++) {
-        if (k_count[k] > 1 || k_first[k] || k_stmt[k] || k_cap[k]) {
-            int generic = (flags_of(lo + k_s[k], k_len[k]) & F_GENERIC) != 0;
-            k_score[k] = score_q(k_count[k], k_first[k], k_cap[k], k_stmt[k], generic, k_len[k] <= 3);
-        } else {
-            k_score[k] = plain;
-        }
+        int generic = (flags_of(lo + k_s[k], k_len[k]) & F_GENERIC) != 0;
+        k_score[k] = score_q(k, generic, n_tok);
         k_scored[k] = k_score[k] > plain;
     }
 

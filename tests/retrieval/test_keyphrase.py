@@ -375,15 +375,15 @@ _RANKED = " " + " ".join(
         "regression again.",
         *["Many readers think about weather, food, travel, music, sport, art, books, films, cities."] * 3,
         "Then latent graph alignment helps, and latent graph alignment is used, and latent graph alignment "
-        "again. The graph is big.",
+        "again, latent graph alignment. The graph is big.",
     ]
 )
 _RANK_WEIGHTS = ("_R_SUM", "_R_WORDS", "_R_TOP", "_R_MEAN", "_R_AT", "_R_JOINED", "_R_BEFORE", "_R_ONE")
 
 
 def test_the_key_phrase_is_ranked_by_where_it_starts_and_how_its_words_score(monkeypatch):
-    # "latent graph alignment" has the higher value ("graph" is said once more) but starts late and
-    # leans on one word: the rank prefers the earlier "sparse kernel regression", said as often
+    # "latent graph alignment" has the higher value (said once more, "graph" twice more) but starts
+    # late and leans on one word: the rank prefers the earlier "sparse kernel regression"
     from retrieval import keyphrase
 
     assert describe(_RANKED).startswith("sparse kernel regression")  # the C pass, if built
@@ -444,3 +444,58 @@ def test_the_initials_of_a_phrase_spell_a_name(name, words, spelled):
 
     letters = [c.lower() for c in name if "A" <= c <= "Z"]
     assert _spells(letters, words.split()) is spelled
+
+
+# the word score's inputs: a text of 60 words or more, where each feature has one word that has it
+_WORDS_READ = " " + " ".join(
+    [
+        "Graph routing is hard for large networks today.",  # "graph", "routing": early
+        *["Many readers think about weather, food, travel, music, sport, art, books, films, cities."] * 4,
+        "Here we propose adaptive message routing for self-supervised graph learning (SSL).",
+        "The self-supervised objective and message passing help; message routing scales.",
+    ]
+)
+
+
+def test_the_word_score_reads_where_a_word_is_first_said_its_form_and_its_uses(monkeypatch):
+    from retrieval import keyphrase
+
+    seen: list[tuple] = []
+    real = keyphrase._score
+
+    def record(*features):  # noqa: ANN002, ANN202
+        seen.append(features)
+        return real(*features)
+
+    monkeypatch.setattr(keyphrase, "_score", record)
+    _, scores, _, n, stated = keyphrase._chunks(_WORDS_READ)
+    by = dict(zip(scores, seen, strict=True))  # key -> its features (scored in that order)
+    words = _WORDS_READ.split()
+    assert stated == words.index("adaptive")
+    # count, capital, statement, generic, length, at, hyphen, paren, head, early, object
+    count, capital, statement, generic, length, at, hyphen, paren, head, early, obj = by["routing"]
+    assert (count, length, early, at) == (3, 7, True, 1 / n)
+    assert head == pytest.approx(2 / 3)  # "Graph routing is", "message routing for", not "routing scales"
+    assert statement and obj  # "we propose adaptive message routing": the statement's object
+    assert by["self-supervised"][6] and not by["routing"][6]  # hyphenated
+    assert by["ssl"][7] and not by["graph"][7]  # "(SSL)"
+    assert by["ssl"][1]  # a capital mid-sentence
+    assert not by["objective"][9] and by["objective"][5] > 0.8  # said late
+    assert words.index("think") == 10 and by["think"][9]  # early: among the first 12 words
+    assert words.index("weather,") == 12 and not by["weather,"[:-1]][9]
+    assert not by["objective"][10] and by["adaptive"][10]  # not the statement's object
+    assert by["message"][8] == 0 and by["scale"][8] == 1  # never / always ends a chunk
+
+
+def test_the_word_score_rises_and_falls_with_each_feature():
+    from retrieval.keyphrase import _score
+
+    plain = dict(count=2, capital=False, statement=False, generic=False, length=6, at=0.5, hyphen=False,
+                 paren=False, head=0.5, early=False, obj=False)
+    base = _score(**plain)
+    ups = dict(count=4, capital=True, statement=True, length=10, at=0.1, hyphen=True, early=True, obj=True)
+    downs = dict(generic=True, length=3, at=0.9, paren=True, head=1.0)
+    for name, value in ups.items():
+        assert _score(**{**plain, name: value}) > base, name
+    for name, value in downs.items():
+        assert _score(**{**plain, name: value}) < base, name
