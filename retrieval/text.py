@@ -1323,7 +1323,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-_TITLE_RULES = "titles-2026.15"  # bumped whenever a rule here changes what titles say
+_TITLE_RULES = "titles-2026.16"  # bumped whenever a rule here changes what titles say
 
 # The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
 # (or the whole title when no name is found). Its contract:
@@ -2394,10 +2394,11 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
 # The chooser: the rules' phrase or the key phrase's title, by what each looks like in the text.
 # A logistic model of "the rules' phrase shares more content words with the real title" (weighted by
 # the difference of the two Jaccards, ties left out), fitted on the even half of the ICLR 2024 title
-# benchmark (the 769 of its papers whose rules' phrase is neither an acronym's long form nor holds a
+# benchmark (the 766 of its papers whose rules' phrase is neither an acronym's long form nor holds a
 # coined word the key phrase lacks, and whose two titles score differently) and checked on the odd
-# half: no common word with the real title 4.0 -> 3.8 % (even), 5.1 -> 4.8 % (odd); median Jaccard
-# 0.273 -> 0.278 (even), 0.273 (odd); mean 0.310 -> 0.314, 0.305 -> 0.309. Each candidate's look
+# half; refitted when the key phrase's word model changed (keyphrase-2026.13): no common word with
+# the real title 4.0 -> 3.8 % (even), 4.2 -> 4.1 % (odd); median Jaccard 0.286 on both; mean
+# 0.3111 -> 0.3133 (even), 0.3121 -> 0.3134 (odd). Each candidate's look
 # (:func:`_t_look`): log(1 + its words), the mean log count in the text of its content words' stems,
 # the share of those said 3 times or more, the share in the first sentence, where its first two words
 # are in the text (0 to 1; 1 when not found), its clause words (up to 3), its share of generic words,
@@ -2405,10 +2406,10 @@ def _t_description(head: str, name: str | None, at: int, statements: list[tuple[
 # The model takes the rules' phrase's look less the key's, then the rules' phrase's own place, generic
 # and content shares, the two titles' word overlap, and whether the rules' phrase opens with a term
 # the text repeats, the title has a name, and the rules' phrase is only the first sentence.
-_T_CHOOSE_BIAS = -1.250
-_T_CHOOSE_DIFF = (0.281, 0.428, 1.086, 0.849, 0.604, -0.389, -0.774, 0.743)
-_T_CHOOSE_RULES = (-1.804, 1.494, 1.523)  # its place, generic share, content share
-_T_CHOOSE_OVERLAP, _T_CHOOSE_TERM, _T_CHOOSE_NAMED, _T_CHOOSE_FIRST = 0.205, -0.713, -0.117, -1.934
+_T_CHOOSE_BIAS = -0.583
+_T_CHOOSE_DIFF = (0.586, 0.664, 1.340, 0.705, 0.634, -0.667, -0.794, 1.454)
+_T_CHOOSE_RULES = (-1.816, 1.157, 0.986)  # its place, generic share, content share
+_T_CHOOSE_OVERLAP, _T_CHOOSE_TERM, _T_CHOOSE_NAMED, _T_CHOOSE_FIRST = 0.231, -1.160, -0.210, -1.776
 _T_CHOOSE_STOP = frozenset(
     "a an the of for and or to in on with by from via at as into is are be been that this these which its "
     "it we our their than can such while when where who how not".split()
