@@ -994,6 +994,155 @@ static Py_ssize_t look_count(const char *hay, Py_ssize_t hn, const char *needle,
     return n;
 }
 
+/* The region's index: every place of lower (but the last three) chained by the hash of the four
+   bytes there, in order (ix_head[h] the first, ix_next[i] the next), so a count or a find of a needle
+   of four bytes or more reads only the places that open with its first four. Built once per region:
+   the chooser looks at both candidates in the same region (the same str object, kept referenced so
+   it cannot be another string at the same address). */
+static PyObject *ix_text = NULL;
+static int *ix_next = NULL;
+static Py_ssize_t ix_cap = 0;
+#define IX_MAX_BITS 14
+static int ix_head[1 << IX_MAX_BITS];
+static int ix_bits = 0;
+
+static inline uint32_t ix_hash(const char *p, int bits) {
+    uint32_t x;
+    memcpy(&x, p, 4);
+    return (x * 2654435761u) >> (32 - bits);
+}
+
+static int ix_build(PyObject *lower, const char *L, Py_ssize_t ln) {
+    if (ln > ix_cap) {
+        int *grown = PyMem_Realloc(ix_next, (size_t)ln * sizeof(int));
+        if (grown == NULL) return -1;
+        ix_next = grown;
+        ix_cap = ln;
+    }
+    int bits = 6;
+    while (bits < IX_MAX_BITS && ((Py_ssize_t)1 << bits) < ln) bits++;
+    ix_bits = bits;
+    memset(ix_head, 0xff, sizeof(int) << bits);
+    for (Py_ssize_t i = ln - 4; i >= 0; i--) {
+        uint32_t h = ix_hash(L + i, bits);
+        ix_next[i] = ix_head[h];
+        ix_head[h] = (int)i;
+    }
+    Py_INCREF(lower);
+    Py_XSETREF(ix_text, lower);
+    return 0;
+}
+
+static inline int ix_at(const char *L, int i, const char *P, Py_ssize_t m) { /* L[i:i + m] == P */
+    uint32_t a, b;
+    memcpy(&a, L + i, 4);
+    memcpy(&b, P, 4);
+    return a == b && (m == 4 || memcmp(L + i + 4, P + 4, (size_t)m - 4) == 0);
+}
+
+/* str.count of a needle of 4 bytes or more (the leftmost non-overlapping places), by the index */
+static Py_ssize_t ix_count(const char *L, Py_ssize_t ln, const char *P, Py_ssize_t m) {
+    Py_ssize_t n = 0, free_at = 0;
+    for (int i = ix_head[ix_hash(P, ix_bits)]; i >= 0; i = ix_next[i]) {
+        if (i >= free_at && i + m <= ln && ix_at(L, i, P, m)) {
+            n++;
+            free_at = i + m;
+        }
+    }
+    return n;
+}
+
+/* the first place of a needle of 4 bytes or more that ends by ``limit``, or -1 */
+static Py_ssize_t ix_find(const char *L, Py_ssize_t limit, const char *P, Py_ssize_t m) {
+    for (int i = ix_head[ix_hash(P, ix_bits)]; i >= 0; i = ix_next[i]) {
+        if (i + m > limit) return -1; /* (the chain is in order) */
+        if (ix_at(L, i, P, m)) return i;
+    }
+    return -1;
+}
+
+/* The three word sets (stop, clause, generic) as one table of flags, built when they are frozensets
+   of ASCII str (immutable: kept referenced, rebuilt only for others); else the sets are asked. */
+#define LS_SLOTS 1024
+#define LS_LEN 24
+typedef struct {
+    char w[LS_LEN];
+    unsigned char len, flags;
+} ls_slot;
+static ls_slot ls_tab[LS_SLOTS];
+static PyObject *ls_src[3] = {NULL, NULL, NULL};
+static int ls_ready = 0; /* the table holds ls_src's words */
+
+static inline uint32_t ls_hash(const char *s, Py_ssize_t n) {
+    uint32_t h = 2166136261u;
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static int ls_flags(const char *w, Py_ssize_t n) {
+    if (n >= LS_LEN) return 0;
+    for (uint32_t h = ls_hash(w, n) & (LS_SLOTS - 1);; h = (h + 1) & (LS_SLOTS - 1)) {
+        ls_slot *s = &ls_tab[h];
+        if (!s->len) return 0;
+        if (s->len == n && memcmp(s->w, w, (size_t)n) == 0) return s->flags;
+    }
+}
+
+/* 1: the table holds these sets; 0: they cannot be tabled (ask them); -1: an error */
+static int ls_use(PyObject *const *sets) {
+    if (ls_ready && sets[0] == ls_src[0] && sets[1] == ls_src[1] && sets[2] == ls_src[2]) return 1;
+    ls_ready = 0;
+    Py_ssize_t total = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!PyFrozenSet_CheckExact(sets[k])) return 0;
+        total += PySet_GET_SIZE(sets[k]);
+    }
+    if (total > LS_SLOTS / 2) return 0;
+    memset(ls_tab, 0, sizeof ls_tab);
+    for (int k = 0; k < 3; k++) {
+        PyObject *it = PyObject_GetIter(sets[k]), *key;
+        if (it == NULL) return -1;
+        while ((key = PyIter_Next(it)) != NULL) {
+            Py_DECREF(key); /* (the set holds it) */
+            if (!PyUnicode_CheckExact(key)) break;
+            if (!PyUnicode_IS_ASCII(key)) continue; /* no ASCII word equals it */
+            Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+            if (n == 0) continue; /* (a word is never empty) */
+            if (n >= LS_LEN) break;
+            const char *w = (const char *)PyUnicode_1BYTE_DATA(key);
+            uint32_t h = ls_hash(w, n) & (LS_SLOTS - 1);
+            while (ls_tab[h].len && !(ls_tab[h].len == n && memcmp(ls_tab[h].w, w, (size_t)n) == 0))
+                h = (h + 1) & (LS_SLOTS - 1);
+            memcpy(ls_tab[h].w, w, (size_t)n);
+            ls_tab[h].len = (unsigned char)n;
+            ls_tab[h].flags |= (unsigned char)(1 << k);
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred()) return -1;
+        if (key != NULL) return 0; /* a word it cannot table: ask the sets */
+    }
+    for (int k = 0; k < 3; k++) {
+        Py_INCREF(sets[k]);
+        Py_XSETREF(ls_src[k], sets[k]);
+    }
+    ls_ready = 1;
+    return 1;
+}
+
+static PyObject *look_numbers(const double *v) {
+    PyObject *tuple = PyTuple_New(8);
+    if (tuple == NULL) return NULL;
+    for (int k = 0; k < 8; k++) {
+        PyObject *f = PyFloat_FromDouble(v[k]);
+        if (f == NULL) {
+            Py_DECREF(tuple);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tuple, k, f);
+    }
+    return tuple;
+}
+
 static PyObject *kp_look(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 6) {
         PyErr_SetString(PyExc_TypeError, "look(title, lower, first, stop, clause, generic)");
@@ -1008,14 +1157,20 @@ static PyObject *kp_look(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     if (!PyUnicode_IS_ASCII(title) || !PyUnicode_IS_ASCII(lower) || !PyUnicode_IS_ASCII(first))
         Py_RETURN_NONE; /* the Python path */
+    int tabled = ls_use(args + 3);
+    if (tabled < 0) return NULL;
     const char *src = (const char *)PyUnicode_1BYTE_DATA(title);
     Py_ssize_t tn = PyUnicode_GET_LENGTH(title);
     const char *L = (const char *)PyUnicode_1BYTE_DATA(lower);
     Py_ssize_t ln = PyUnicode_GET_LENGTH(lower);
     const char *F = (const char *)PyUnicode_1BYTE_DATA(first);
     Py_ssize_t fn = PyUnicode_GET_LENGTH(first);
-    char *t = PyMem_Malloc((size_t)tn * 2 + 2); /* the title lowercased, then the opening words */
-    if (t == NULL) return PyErr_NoMemory();
+    if (lower != ix_text && ix_build(lower, L, ln) < 0) return PyErr_NoMemory();
+    /* the first sentence is lower's opening (as the chooser cuts it): a find in it is one in lower */
+    int first_in_lower = fn <= ln && memcmp(F, L, (size_t)fn) == 0;
+    char small[512];
+    char *t = (size_t)tn * 2 + 2 <= sizeof small ? small : PyMem_Malloc((size_t)tn * 2 + 2);
+    if (t == NULL) return PyErr_NoMemory(); /* (the title lowercased, then the opening words) */
     for (Py_ssize_t i = 0; i < tn; i++) {
         unsigned char c = (unsigned char)src[i];
         t[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
@@ -1041,12 +1196,20 @@ static PyObject *kp_look(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             memcpy(opening + on, w, (size_t)wn);
             on += wn;
         }
-        PyObject *u = PyUnicode_FromStringAndSize(w, wn);
-        if (u == NULL) goto fail;
-        int in_clause = PySet_Contains(clause, u), in_generic = PySet_Contains(generic, u);
-        int in_stop = wn > 3 ? PySet_Contains(stop, u) : 1;
-        Py_DECREF(u);
-        if (in_clause < 0 || in_generic < 0 || in_stop < 0) goto fail;
+        int in_clause, in_generic, in_stop;
+        if (tabled) {
+            int f = ls_flags(w, wn);
+            in_stop = wn > 3 ? f & 1 : 1;
+            in_clause = (f >> 1) & 1;
+            in_generic = (f >> 2) & 1;
+        } else {
+            PyObject *u = PyUnicode_FromStringAndSize(w, wn);
+            if (u == NULL) goto fail;
+            in_clause = PySet_Contains(clause, u), in_generic = PySet_Contains(generic, u);
+            in_stop = wn > 3 ? PySet_Contains(stop, u) : 1;
+            Py_DECREF(u);
+            if (in_clause < 0 || in_generic < 0 || in_stop < 0) goto fail;
+        }
         clauses += in_clause;
         generics += in_generic;
         if (!in_stop) {
@@ -1054,21 +1217,26 @@ static PyObject *kp_look(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             Py_ssize_t stem = w[wn - 1] == 's' ? wn - 1 : wn;
             Py_ssize_t prefix = stem - 2 > 4 ? stem - 2 : 4;
             if (prefix > stem) prefix = stem;
-            Py_ssize_t times = look_count(L, ln, w, prefix);
+            Py_ssize_t times = prefix >= 4 ? ix_count(L, ln, w, prefix) : look_count(L, ln, w, prefix);
             if (times) logs += log((double)times);
             often += times >= 3;
-            in_first += look_find(F, fn, w, wn, 0) != -1;
+            /* (wn > 3 here) */
+            in_first += (first_in_lower ? ix_find(L, fn, w, wn) : look_find(F, fn, w, wn, 0)) != -1;
         }
     }
-    Py_ssize_t at = n >= 2 ? look_find(L, ln, opening, on, 0) : -1;
-    PyMem_Free(t);
-    if (!n) return Py_BuildValue("(dddddddd)", 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0);
-    return Py_BuildValue("(dddddddd)", log(1.0 + (double)n), c ? logs / (double)c : 0.0,
+    Py_ssize_t at = n < 2 ? -1 : on >= 4 ? ix_find(L, ln, opening, on) : look_find(L, ln, opening, on, 0);
+    if (t != small) PyMem_Free(t);
+    if (!n) {
+        const double none[8] = {0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0};
+        return look_numbers(none);
+    }
+    const double v[8] = {log(1.0 + (double)n), c ? logs / (double)c : 0.0,
                          c ? (double)often / (double)c : 0.0, c ? (double)in_first / (double)c : 0.0,
                          at >= 0 ? (double)at / (double)ln : 1.0, (double)(clauses < 3 ? clauses : 3),
-                         (double)generics / (double)n, (double)c / (double)n);
+                         (double)generics / (double)n, (double)c / (double)n};
+    return look_numbers(v);
 fail:
-    PyMem_Free(t);
+    if (t != small) PyMem_Free(t);
     return NULL;
 }
 
