@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define KP_VERSION 5 /* keyphrase.py checks it: a stale build is not used */
+#define KP_VERSION 6 /* keyphrase.py checks it: a stale build is not used */
 
 #define HEAD 1500             /* code points read */
 #define TEXT_MAX (3 * HEAD)   /* after dashes are spaced out (x3) or a glued '.' gets its space (x2) */
@@ -883,7 +883,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
     for (int i = 1; i < n_c; i++)
         if (c_rank[i] > c_rank[best]) best = i;
     if (c_val[best] <= 0) return PyUnicode_FromString("");
-    /* the second phrase: joined by its connector, disjoint from the first */
+    /* the second phrase: joined by its connector, disjoint from the first, of two words or more */
     unsigned used = next_stamp();
     {
         int64_t ignore = 0;
@@ -894,6 +894,7 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
     int second = -1;
     for (int i = 0; i < n_c; i++) {
         if (ch_bs[c_before[i]] < 0 || c_val[i] <= second_min_q) continue;
+        if (c_b[i] < 0 && ch_n[c_a[i]] == 1) continue; /* one word: "... of learning" */
         if (second >= 0 && c_val[i] <= c_val[second]) continue;
         int disjoint = 1;
         for (int part = 0; part < 2 && disjoint; part++) {

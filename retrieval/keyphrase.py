@@ -6,7 +6,8 @@ sentence and in its contribution statement ("we propose ..."), the technical one
 chunks (runs of words between stopwords, verbs and punctuation), and returns the chunk that covers
 the best-scoring words (ranked also by where it starts, how evenly its words score and what they
 look like: an acronym in parentheses, a hyphen, capitals, initials that spell the name), joined to a
-second one when the text links them with a preposition of its own ("... for ...", "... via ...").
+second one of two words or more by the preposition the text puts before it ("... for ...", "... via
+..."; a word alone is not joined: "Representation space of learning" reads as nonsense).
 
 Contract (``retrieval.text._t_description`` calls it when the rules' phrase misses the topic, see
 :func:`names_the_topic`; an acronym's long form is always kept)::
@@ -51,7 +52,7 @@ __all__ = [
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
 #: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
-KEYPHRASE_VERSION = "keyphrase-2026.13"
+KEYPHRASE_VERSION = "keyphrase-2026.14"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
 MAX_WORDS = 14
@@ -135,7 +136,7 @@ _STATEMENT_WORDS = 15  # words after "we propose" that are the statement's
 _THRESHOLD = 0.1  # a word adds to a phrase by its probability above this
 _LENGTH, _LENGTH_UP_TO = 0.02, 4  # a small prior for phrases of up to 4 words
 _TOPIC_TIMES = 3  # a word the text says this often is one it is about
-_SECOND_MIN = 0.1  # a second phrase is joined when it adds at least this much
+_SECOND_MIN = 0.1  # a second phrase (of two words or more) is joined when it adds at least this much
 # Scores are integers in units of 2**-20: a phrase's value is then an exact sum, the same in whatever
 # order its words are added (a set's order is not fixed) and in the C path.
 _QUANTUM = 1048576.0
@@ -437,7 +438,14 @@ def _describe(head: str, name: str | None = None) -> str:
     used = best[2]
     second = None
     for cand in cands:
-        if cand[3] is not None and cand[0] > _SECOND_MIN_Q and (second is None or cand[0] > second[0]):
+        # (not a word alone: joined by the connector it had in the text it reads as nonsense, "Deep
+        # neural network (DNN) of interactions", "Representation space of learning")
+        if (
+            cand[3] is not None
+            and len(cand[1]) > 1
+            and cand[0] > _SECOND_MIN_Q
+            and (second is None or cand[0] > second[0])
+        ):
             if used.isdisjoint(cand[2]):
                 second = cand
     if second is not None and len(phrase) + 1 + len(second[1]) <= MAX_WORDS:
@@ -601,7 +609,7 @@ def _c_pass():  # noqa: ANN202
 # The C pass (retrieval/_keyphrase.c, built by pip install; optional): the same describe() ~15x
 # faster, for texts of characters below U+3000 (others: this module's path). It mirrors _PUNCT,
 # _GLUED, _STATEMENT and the word loop of _chunks; tests compare the two paths on the same texts.
-_C_VERSION = 5
+_C_VERSION = 6
 _C_BELOW = 0x3000
 _UNSET = object()
 _c: object = _UNSET

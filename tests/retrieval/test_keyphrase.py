@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from retrieval import keyphrase
 from retrieval.corpus import load_corpus
 from retrieval.keyphrase import MAX_WORDS, describe, names_the_topic
 from retrieval.text import derive_title
@@ -143,6 +144,22 @@ def test_a_second_phrase_is_joined_by_the_texts_own_connector():
     # joined by a word the text itself puts there, not one made up
     for connector in re.findall(r" (for|of|via|with|in|on|from|under|over|through) ", f" {phrase} "):
         assert f" {connector} " in abstract.lower()
+
+
+def test_a_word_alone_is_not_joined_as_a_second_phrase():
+    # "learning" scores (said six times) and has "of" before it once ("the speed of learning:"), but
+    # the text never links it to the representations: "... for grasping of learning" reads as
+    # nonsense, so the phrase stays the text's own "contact-based object representations for grasping"
+    abstract = (
+        "Robots must grasp tools they have never seen. We propose contact-based object representations "
+        "for grasping, learned from tactile signals. What limits robots is the speed of learning: "
+        "a robot that meets a new tool needs fast learning, and learning from few touches is hard. "
+        "Contact-based object representations make learning faster, since the contact-based object "
+        "representations encode where a hand touches a tool. Across forty tools, our contact-based "
+        "object representations improve grasp success over visual ones and keep learning stable."
+    )
+    for phrase in (describe(_head(abstract)), keyphrase._describe(_head(abstract))):  # C, Python
+        assert phrase == "contact-based object representations for grasping", phrase
 
 
 @settings(max_examples=200, deadline=None)
