@@ -1486,6 +1486,199 @@ fail:
     return NULL;
 }
 
+
+/* ---- long_form(abbr, before): text.py's _long_form_rules for ASCII strings ---------------------- */
+
+static inline int lf_space(unsigned char c) { return c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31); }
+static inline int lf_alpha(unsigned char c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; }
+static inline int lf_alnum(unsigned char c) { return lf_alpha(c) || (c >= '0' && c <= '9'); }
+static inline unsigned char lf_lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* str.rfind(sub, 0, end) (end >= 0 here) of lowercase-folded hay (hay_low) */
+static Py_ssize_t lf_rfind(const char *hay, Py_ssize_t end, const char *sub, Py_ssize_t m) {
+    for (Py_ssize_t i = end - m; i >= 0; i--)
+        if (memcmp(hay + i, sub, (size_t)m) == 0) return i;
+    return -1;
+}
+
+/* s[a:b].strip() as [*a, *b) */
+static void lf_strip(const char *s, Py_ssize_t *a, Py_ssize_t *b) {
+    while (*a < *b && lf_space((unsigned char)s[*a])) (*a)++;
+    while (*b > *a && lf_space((unsigned char)s[*b - 1])) (*b)--;
+}
+
+/* _initials(short, long): 1 and [*a, *b) of long, or 0 (None). low: long lowercased. */
+static int lf_initials(const char *sh, Py_ssize_t sn, const char *lg, const char *low, Py_ssize_t ln,
+                       Py_ssize_t *a, Py_ssize_t *b) {
+    if (sn < 2) return 0;
+    char letters[64];
+    if (sn > (Py_ssize_t)sizeof letters) return -1; /* (the caller declines) */
+    for (Py_ssize_t k = 0; k < sn; k++) {
+        if (!lf_alpha((unsigned char)sh[k])) return 0;
+        letters[k] = (char)lf_lower((unsigned char)sh[k]);
+    }
+    Py_ssize_t i = ln - 1;
+    while (i >= 0 && (lg[i] == '-' || lf_space((unsigned char)lg[i]))) i--;
+    if (i > 0) { /* back to the start of the last word's last part (after a "-" or a space) */
+        Py_ssize_t j = i;
+        while (j > 0 && !lf_space((unsigned char)lg[j - 1]) && lg[j - 1] != '-') j--;
+        i = j;
+    }
+    if (i < 0 || low[i] != letters[sn - 1]) return 0;
+    /* the runs of [^\s-] of long[-(12 * n + 40):] */
+    Py_ssize_t from = ln - (12 * sn + 40);
+    if (from < 0) from = 0;
+    Py_ssize_t ps[64], pe[64]; /* the last sn runs (a ring) */
+    Py_ssize_t runs = 0;
+    for (Py_ssize_t k = from; k < ln;) {
+        while (k < ln && (lf_space((unsigned char)low[k]) || low[k] == '-')) k++;
+        if (k >= ln) break;
+        Py_ssize_t st = k;
+        while (k < ln && !(lf_space((unsigned char)low[k]) || low[k] == '-')) k++;
+        ps[runs % sn] = st;
+        pe[runs % sn] = k;
+        runs++;
+    }
+    if (runs < sn) return 0;
+    for (Py_ssize_t k = 0; k < sn; k++) { /* tail[k] is run number runs - sn + k */
+        Py_ssize_t r = (runs - sn + k) % sn;
+        if (low[ps[r]] != letters[k]) return 0;
+    }
+    Py_ssize_t at = ln;
+    for (Py_ssize_t k = sn - 1; k >= 0; k--) {
+        Py_ssize_t r = (runs - sn + k) % sn;
+        Py_ssize_t m = pe[r] - ps[r];
+        if (at < 0) { /* (str.rfind's end: negative counts from the end) */
+            at += ln;
+            if (at < 0) at = 0;
+        }
+        at = lf_rfind(low, at, low + ps[r], m);
+    }
+    Py_ssize_t end = at;
+    if (end < 0) {
+        end += ln;
+        if (end < 0) end = 0;
+    }
+    Py_ssize_t sp = lf_rfind(lg, end, " ", 1);
+    *a = sp + 1;
+    *b = ln;
+    lf_strip(lg, a, b);
+    return 1;
+}
+
+/* _schwartz_hearst(short, long): 1 and [*a, *b), or 0 (None) */
+static int lf_schwartz_hearst(const char *sh, Py_ssize_t sn, const char *lg, const char *low, Py_ssize_t ln,
+                              Py_ssize_t *a, Py_ssize_t *b) {
+    Py_ssize_t at = ln;
+    for (Py_ssize_t k = sn - 1; k >= 0; k--) {
+        char c = (char)lf_lower((unsigned char)sh[k]);
+        if (!lf_alnum((unsigned char)c)) continue;
+        at = lf_rfind(low, at, &c, 1);
+        while (k == 0 && at > 0 && lf_alnum((unsigned char)low[at - 1])) at = lf_rfind(low, at, &c, 1);
+        if (at < 0) return 0;
+    }
+    *a = lf_rfind(lg, at, " ", 1) + 1;
+    *b = ln;
+    lf_strip(lg, a, b);
+    return 1;
+}
+
+static int lf_isupper(const char *s, Py_ssize_t n) { /* str.isupper */
+    int cased = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'a' && c <= 'z') return 0;
+        if (c >= 'A' && c <= 'Z') cased = 1;
+    }
+    return cased;
+}
+
+static int lf_words(const char *s, Py_ssize_t a, Py_ssize_t b) { /* len(s[a:b].split()) */
+    int n = 0;
+    for (Py_ssize_t i = a; i < b;) {
+        while (i < b && lf_space((unsigned char)s[i])) i++;
+        if (i >= b) break;
+        n++;
+        while (i < b && !lf_space((unsigned char)s[i])) i++;
+    }
+    return n;
+}
+
+static PyObject *long_form(PyObject *self, PyObject *args) {
+    PyObject *abbr_o, *before_o;
+    if (!PyArg_ParseTuple(args, "UU", &abbr_o, &before_o)) return NULL;
+    if (!PyUnicode_IS_ASCII(abbr_o) || !PyUnicode_IS_ASCII(before_o)) Py_RETURN_FALSE; /* the rules' */
+    const char *ab = (const char *)PyUnicode_1BYTE_DATA(abbr_o);
+    Py_ssize_t an = PyUnicode_GET_LENGTH(abbr_o);
+    const char *bf = (const char *)PyUnicode_1BYTE_DATA(before_o);
+    Py_ssize_t bn = PyUnicode_GET_LENGTH(before_o);
+    if (an > 60) Py_RETURN_FALSE;
+    /* a plural abbreviation (SEs) spells a plural long form (Super Experts) */
+    Py_ssize_t cn = an > 2 && ab[an - 1] == 's' && lf_isupper(ab, an - 1) ? an - 1 : an;
+    /* window: the last min(cn + 5, 2 cn) words of before (all of them for 0), joined by a space */
+    Py_ssize_t want = cn + 5 < cn * 2 ? cn + 5 : cn * 2;
+    Py_ssize_t ws = bn; /* where the first kept word starts */
+    Py_ssize_t e = bn, kept = 0;
+    while (e > 0 && (want == 0 || kept < want)) {
+        while (e > 0 && lf_space((unsigned char)bf[e - 1])) e--;
+        if (e == 0) break;
+        Py_ssize_t st = e;
+        while (st > 0 && !lf_space((unsigned char)bf[st - 1])) st--;
+        ws = st;
+        kept++;
+        e = st;
+    }
+    char stack[512];
+    char *win = 2 * (bn - ws) + 2 <= (Py_ssize_t)sizeof stack ? stack : PyMem_Malloc((size_t)(2 * (bn - ws) + 2));
+    if (win == NULL) return PyErr_NoMemory();
+    char *low = win + (bn - ws) + 1;
+    Py_ssize_t wn = 0;
+    for (Py_ssize_t i = ws; i < bn;) {
+        while (i < bn && lf_space((unsigned char)bf[i])) i++;
+        if (i >= bn) break;
+        if (wn) win[wn++] = ' ';
+        while (i < bn && !lf_space((unsigned char)bf[i])) win[wn++] = bf[i++];
+    }
+    for (Py_ssize_t i = 0; i < wn; i++) low[i] = (char)lf_lower((unsigned char)win[i]);
+    Py_ssize_t a = 0, b = 0;
+    int found = lf_initials(ab, cn, win, low, wn, &a, &b);
+    if (found < 0) {
+        if (win != stack) PyMem_Free(win);
+        Py_RETURN_FALSE;
+    }
+    if (!found || a == b) found = lf_schwartz_hearst(ab, cn, win, low, wn, &a, &b);
+    PyObject *result = NULL;
+    if (!found || a == b || b - a <= an) goto none;
+    /* long.lower().startswith(abbr.lower()) */
+    if (b - a >= an) {
+        Py_ssize_t k = 0;
+        while (k < an && low[a + k] == (char)lf_lower((unsigned char)ab[k])) k++;
+        if (k == an) goto none;
+    }
+    /* _LONG_FORM_LEAD.sub("", long.lstrip('*_"')).strip(' ,*_"') */
+    while (a < b && (win[a] == '*' || win[a] == '_' || win[a] == '"')) a++;
+    static const char *const leads[] = {"the", "an", "a", "our", "novel", "new"};
+    for (int k = 0; k < 6; k++) {
+        Py_ssize_t m = (Py_ssize_t)strlen(leads[k]);
+        if (b - a > m && memcmp(low + a, leads[k], (size_t)m) == 0 && lf_space((unsigned char)win[a + m])) {
+            a += m;
+            while (a < b && lf_space((unsigned char)win[a])) a++;
+            break;
+        }
+    }
+    while (a < b && (win[a] == ' ' || win[a] == ',' || win[a] == '*' || win[a] == '_' || win[a] == '"')) a++;
+    while (b > a && (win[b - 1] == ' ' || win[b - 1] == ',' || win[b - 1] == '*' || win[b - 1] == '_' ||
+                     win[b - 1] == '"'))
+        b--;
+    if (a == b || lf_words(win, a, b) > cn + 3 || memchr(win + a, ',', (size_t)(b - a)) != NULL) goto none;
+    result = PyUnicode_FromStringAndSize(win + a, b - a);
+    if (win != stack) PyMem_Free(win);
+    return result;
+none:
+    if (win != stack) PyMem_Free(win);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(keywords, kinds): the keywords hits() looks for, in order, and the kind of each."},
@@ -1516,6 +1709,9 @@ static PyMethodDef methods[] = {
     {"configure_front", configure_front, METH_VARARGS,
      "configure_front(paren_defined, comma_named, intro_verbs, object_bonus, defined_bonus): what front() "
      "calls and reads."},
+    {"long_form", long_form, METH_VARARGS,
+     "long_form(abbr, before) -> str | None as text.py's _long_form_rules, or False for a string other "
+     "than ASCII (the rules answer)."},
     {"front", front, METH_VARARGS,
      "front(head, lower, statements) -> (found, explicit, bonus) as text.py's _t_front_rules."},
     {NULL, NULL, 0, NULL},
@@ -1525,7 +1721,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_titlescan", NULL, -
 
 PyMODINIT_FUNC PyInit__titlescan(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 6) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 7) < 0) {
         Py_DECREF(m);
         return NULL;
     }

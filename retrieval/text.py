@@ -1297,7 +1297,20 @@ def _initials(short: str, long: str) -> str | None:
 
 @functools.lru_cache(maxsize=256)  # the name's long form is asked for again by the description
 def _long_form(abbr: str, before: str) -> str | None:
-    """The expansion of ``(abbr)`` that ends ``before``, validated for length and shape."""
+    """The expansion of ``(abbr)`` that ends ``before``, validated for length and shape: by the
+    compiled pass (retrieval/_titlescan.c ``long_form``, the same answer) for ASCII strings, else
+    by :func:`_long_form_rules`."""
+    _t_scan()
+    compiled = _t_long_form_c
+    if compiled is not None:
+        long = compiled(abbr, before)  # type: ignore[operator]
+        if long is not False:
+            return long  # type: ignore[no-any-return]
+    return _long_form_rules(abbr, before)
+
+
+def _long_form_rules(abbr: str, before: str) -> str | None:
+    """:func:`_long_form` by the rules (the definition)."""
     # a plural abbreviation (SEs) spells a plural long form (Super Experts)
     core = abbr[:-1] if abbr.endswith("s") and abbr[:-1].isupper() and len(abbr) > 2 else abbr
     words = before.split()
@@ -1626,15 +1639,15 @@ def _t_scan():  # noqa: ANN202
     """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None; its
     other scans are :data:`_t_openings_c`, :data:`_t_cut_c` and :data:`_t_glued_c` (None with it)."""
     global _t_scan_c, _t_site_hits_c, _t_head_noun_c, _t_openings_c, _t_cut_c, _t_glued_c, _t_sites_c
-    global _t_front_c
+    global _t_front_c, _t_long_form_c
     if _t_scan_c is _UNSET:
         try:
             from retrieval import _titlescan  # type: ignore[attr-defined]
         except ImportError:
             _t_scan_c = _t_site_hits_c = _t_head_noun_c = _t_openings_c = _t_cut_c = _t_glued_c = None
-            _t_sites_c = _t_front_c = None
+            _t_sites_c = _t_front_c = _t_long_form_c = None
         else:
-            current = getattr(_titlescan, "VERSION", None) == 6  # (a stale build is not used)
+            current = getattr(_titlescan, "VERSION", None) == 7  # (a stale build is not used)
             if current:
                 _titlescan.configure(_T_KEYWORD_WORDS, [kind for kind, _ in _T_INDEX_KIND])
                 _titlescan.configure_cut(_T_CUT_AFTER_COMMA, _T_CUT_AFTER_SPACE)
@@ -1652,6 +1665,7 @@ def _t_scan():  # noqa: ANN202
                     _t_paren_defined, _t_comma_named, _T_INTRO_VERBS, _T_OBJECT_BONUS, _T_DEFINED_BONUS
                 )
             _t_front_c = _titlescan.front if current else None
+            _t_long_form_c = _titlescan.long_form if current else None
             _t_sites_c = _titlescan.sites if current else None
             _t_scan_c = _titlescan.hits if current else None
             _t_head_noun_c = _titlescan.head_noun_at if current else None
@@ -1670,6 +1684,7 @@ _t_cut_c: object = _UNSET
 _t_glued_c: object = _UNSET
 _t_sites_c: object = _UNSET
 _t_front_c: object = _UNSET
+_t_long_form_c: object = _UNSET
 
 
 def _t_opening_names(head: str, hi: int) -> list[tuple[str, int]]:
