@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define KP_VERSION 6 /* keyphrase.py checks it: a stale build is not used */
+#define KP_VERSION 7 /* keyphrase.py checks it: a stale build is not used */
 
 #define HEAD 1500             /* code points read */
 #define TEXT_MAX (3 * HEAD)   /* after dashes are spaced out (x3) or a glued '.' gets its space (x2) */
@@ -945,7 +945,8 @@ static PyObject *kp_describe(PyObject *self, PyObject *args) {
     if (np > max_words) np = max_words;
     while (np > 0 && (pw_is_break(&phrase[np - 1]) ||
                       (np > 2 && (pw_ends(&phrase[np - 1], "ing") || pw_ends(&phrase[np - 1], "ed")) &&
-                       pw_ends(&phrase[np - 2], "s"))))
+                       pw_ends(&phrase[np - 2], "s") &&
+                       !pw_ends(&phrase[np - 2], "series")))) /* "time series forecasting" */
         np--;
     if (np < 2) return PyUnicode_FromString("");
 

@@ -52,7 +52,7 @@ __all__ = [
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
 #: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
-KEYPHRASE_VERSION = "keyphrase-2026.14"
+KEYPHRASE_VERSION = "keyphrase-2026.15"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
 MAX_WORDS = 14
@@ -454,7 +454,12 @@ def _describe(head: str, name: str | None = None) -> str:
     while phrase and (
         phrase[-1].lower() in _BREAK
         # a participle after a plural noun takes an object that is not there ("mechanisms selecting")
-        or (len(phrase) > 2 and phrase[-1].endswith(("ing", "ed")) and phrase[-2].endswith("s"))
+        or (
+            len(phrase) > 2
+            and phrase[-1].endswith(("ing", "ed"))
+            and phrase[-2].endswith("s")
+            and not phrase[-2].endswith("series")  # "time series forecasting": not a plural
+        )
     ):
         phrase.pop()
     return " ".join(phrase) if len(phrase) >= 2 else ""
@@ -609,7 +614,7 @@ def _c_pass():  # noqa: ANN202
 # The C pass (retrieval/_keyphrase.c, built by pip install; optional): the same describe() ~15x
 # faster, for texts of characters below U+3000 (others: this module's path). It mirrors _PUNCT,
 # _GLUED, _STATEMENT and the word loop of _chunks; tests compare the two paths on the same texts.
-_C_VERSION = 6
+_C_VERSION = 7
 _C_BELOW = 0x3000
 _UNSET = object()
 _c: object = _UNSET

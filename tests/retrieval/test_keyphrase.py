@@ -162,6 +162,19 @@ def test_a_word_alone_is_not_joined_as_a_second_phrase():
         assert phrase == "contact-based object representations for grasping", phrase
 
 
+def test_a_participle_after_series_is_kept():
+    # "series" ends in "s" but is no plural: "forecasting" is the head noun, not a verb missing its object
+    abstract = (
+        "Time series forecasting is central to energy planning and traffic control. Yet time series "
+        "forecasting models fail when the data hold anomalies. We propose a training method that keeps time "
+        "series forecasting accurate when a tenth of the points are corrupted, by filtering the corrupted "
+        "points first. On six benchmarks of time series forecasting, the method lowers the error by a fifth "
+        "and stays close to a model trained on clean data, at almost no extra cost."
+    )
+    for phrase in (describe(_head(abstract)), keyphrase._describe(_head(abstract))):  # C, Python
+        assert phrase == "Time series forecasting", phrase
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=1500))
 def test_any_text_gets_a_phrase_or_nothing(text):
