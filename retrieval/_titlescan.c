@@ -556,6 +556,28 @@ static int cut_word_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, i
     return 0;
 }
 
+static Py_ssize_t cut_scan(int kind, const void *data, Py_ssize_t n, Py_ssize_t pos) {
+#define AT(j) PyUnicode_READ(kind, data, j)
+    if (pos < 0) pos = 0;
+    for (Py_ssize_t i = pos; i < n; i++) {
+        Py_UCS4 c = AT(i);
+        if (c == ',') {
+            Py_ssize_t j = i + 1;
+            while (j < n && Py_UNICODE_ISSPACE(AT(j))) j++;
+            if (cut_word_at(kind, data, n, j, 0)) return i;
+        } else if (c == ';' || c == ':' || c == '.' || c == '!' || c == '?') {
+            if (i + 1 == n || Py_UNICODE_ISSPACE(AT(i + 1))) return i;
+        } else if (Py_UNICODE_ISSPACE(c)) {
+            if (cut_word_at(kind, data, n, i + 1, 1)) return i;
+            if (i + 2 < n && (AT(i + 1) == '-' || AT(i + 1) == 0x2013 || AT(i + 1) == 0x2014) &&
+                Py_UNICODE_ISSPACE(AT(i + 2)))
+                return i;
+        }
+    }
+    return -1;
+#undef AT
+}
+
 static PyObject *cut(PyObject *self, PyObject *args) {
     PyObject *text;
     Py_ssize_t pos;
@@ -564,27 +586,8 @@ static PyObject *cut(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "configure_cut() was not called");
         return NULL;
     }
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    if (pos < 0) pos = 0;
-    for (Py_ssize_t i = pos; i < n; i++) {
-        Py_UCS4 c = AT(i);
-        if (c == ',') {
-            Py_ssize_t j = i + 1;
-            while (j < n && Py_UNICODE_ISSPACE(AT(j))) j++;
-            if (cut_word_at(kind, data, n, j, 0)) return PyLong_FromSsize_t(i);
-        } else if (c == ';' || c == ':' || c == '.' || c == '!' || c == '?') {
-            if (i + 1 == n || Py_UNICODE_ISSPACE(AT(i + 1))) return PyLong_FromSsize_t(i);
-        } else if (Py_UNICODE_ISSPACE(c)) {
-            if (cut_word_at(kind, data, n, i + 1, 1)) return PyLong_FromSsize_t(i);
-            if (i + 2 < n && (AT(i + 1) == '-' || AT(i + 1) == 0x2013 || AT(i + 1) == 0x2014) &&
-                Py_UNICODE_ISSPACE(AT(i + 2)))
-                return PyLong_FromSsize_t(i);
-        }
-    }
-    return PyLong_FromLong(-1);
-#undef AT
+    return PyLong_FromSsize_t(
+        cut_scan(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), pos));
 }
 
 /* sites(head, lower, limit): text.py's _t_sites_rules (the contribution statements and the names
@@ -1679,6 +1682,186 @@ none:
     Py_RETURN_NONE;
 }
 
+
+/* ---- clip(text, words): text.py's _t_clip_rules for ASCII text (none left with "(" or "[") ------ */
+
+#define CW_SLOTS 1024
+#define CW_LEN 32
+typedef struct {
+    char w[CW_LEN];
+    unsigned char len, flags;
+} cw_slot;
+static cw_slot cw_tab[CW_SLOTS];
+static int clip_configured = 0;
+#define CW_DANGLING 1
+#define CW_OPENER 2
+#define CW_ARTICLE 4
+
+static inline uint32_t cw_hash(const char *s, Py_ssize_t n) {
+    uint32_t h = 2166136261u;
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static int cw_flags(const char *w, Py_ssize_t n) {
+    if (n <= 0 || n >= CW_LEN) return 0;
+    for (uint32_t h = cw_hash(w, n) & (CW_SLOTS - 1);; h = (h + 1) & (CW_SLOTS - 1)) {
+        if (!cw_tab[h].len) return 0;
+        if (cw_tab[h].len == n && memcmp(cw_tab[h].w, w, (size_t)n) == 0) return cw_tab[h].flags;
+    }
+}
+
+static int cw_add(PyObject *words, int flag, int *count) {
+    PyObject *it = PyObject_GetIter(words), *word;
+    if (it == NULL) return -1;
+    while ((word = PyIter_Next(it)) != NULL) {
+        int bad = !PyUnicode_Check(word);
+        if (!bad && PyUnicode_IS_ASCII(word)) { /* (no ASCII word equals another) */
+            Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+            const char *w = (const char *)PyUnicode_1BYTE_DATA(word);
+            if (n >= CW_LEN || ++*count > CW_SLOTS / 2) {
+                bad = 1;
+            } else if (n > 0) {
+                uint32_t h = cw_hash(w, n) & (CW_SLOTS - 1);
+                while (cw_tab[h].len && !(cw_tab[h].len == n && memcmp(cw_tab[h].w, w, (size_t)n) == 0))
+                    h = (h + 1) & (CW_SLOTS - 1);
+                memcpy(cw_tab[h].w, w, (size_t)n);
+                cw_tab[h].len = (unsigned char)n;
+                cw_tab[h].flags |= (unsigned char)flag;
+            }
+        }
+        Py_DECREF(word);
+        if (bad) {
+            Py_DECREF(it);
+            return 1; /* (not tabled: clip() leaves every text to the rules) */
+        }
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *configure_clip(PyObject *self, PyObject *args) {
+    PyObject *dangling, *openers, *articles;
+    if (!PyArg_ParseTuple(args, "OOO", &dangling, &openers, &articles)) return NULL;
+    clip_configured = 0;
+    memset(cw_tab, 0, sizeof cw_tab);
+    int count = 0, r;
+    if ((r = cw_add(dangling, CW_DANGLING, &count)) == 0 && (r = cw_add(openers, CW_OPENER, &count)) == 0)
+        r = cw_add(articles, CW_ARTICLE, &count);
+    if (r < 0) return NULL;
+    clip_configured = r == 0;
+    Py_RETURN_NONE;
+}
+
+static inline int cl_space(unsigned char c) { return c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31); }
+
+/* the flags of word s[0:n] lowercased, then (strip) less ",;:" at both ends */
+static int cl_word(const char *s, Py_ssize_t n, int strip) {
+    char w[CW_LEN];
+    if (strip) {
+        while (n > 0 && (*s == ',' || *s == ';' || *s == ':')) s++, n--;
+        while (n > 0 && (s[n - 1] == ',' || s[n - 1] == ';' || s[n - 1] == ':')) n--;
+    }
+    if (n <= 0 || n >= CW_LEN) return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        w[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    return cw_flags(w, n);
+}
+
+#define CLIP_WORDS 62
+static PyObject *clip(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t words;
+    if (!PyArg_ParseTuple(args, "Un", &text, &words)) return NULL;
+    if (!cut_configured) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_cut() was not called");
+        return NULL;
+    }
+    if (!clip_configured || !PyUnicode_IS_ASCII(text) || words < 0 || words > CLIP_WORDS) Py_RETURN_FALSE;
+    const char *T = (const char *)PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    char stack[1024];
+    char *J = n + 1 <= (Py_ssize_t)sizeof stack ? stack : PyMem_Malloc((size_t)n + 1);
+    if (J == NULL) return PyErr_NoMemory();
+    /* " ".join(text.split(None, words + 1)[:words + 1]); capped: more than ``words`` words */
+    Py_ssize_t jn = 0, total = 0;
+    for (Py_ssize_t i = 0; i < n && total < words + 1;) {
+        while (i < n && cl_space((unsigned char)T[i])) i++;
+        if (i >= n) break;
+        if (total) J[jn++] = ' ';
+        while (i < n && !cl_space((unsigned char)T[i])) J[jn++] = T[i++];
+        total++;
+    }
+    Py_ssize_t cut_at = cut_scan(PyUnicode_1BYTE_KIND, J, jn, jn < 12 ? jn : 12);
+    int capped = cut_at == -1 && total > words;
+    if (cut_at != -1) jn = cut_at;
+    PyObject *result = NULL;
+    if (memchr(J, '(', (size_t)jn) != NULL || memchr(J, '[', (size_t)jn) != NULL) {
+        result = Py_False; /* (the rules' _PARENTHETICAL) */
+        Py_INCREF(result);
+        goto done;
+    }
+    Py_ssize_t a = 0;
+    /* a label before an early colon: what follows is the phrase */
+    for (Py_ssize_t c = 0; c + 2 <= (jn < 14 ? jn : 14); c++) {
+        if (J[c] == ':' && J[c + 1] == ' ') {
+            if (c > 0) {
+                Py_ssize_t s = 0, e = c;
+                while (s < e && J[s] == ' ') s++;
+                while (e > s && J[e - 1] == ' ') e--;
+                if (memchr(J + s, ' ', (size_t)(e - s)) == NULL) {
+                    a = c + 2;
+                    while (a < jn && (J[a] == '*' || J[a] == '_')) a++;
+                }
+            }
+            break;
+        }
+    }
+    /* the first ``words`` words of J[a:jn] */
+    Py_ssize_t ps[CLIP_WORDS + 1], pe[CLIP_WORDS + 1];
+    Py_ssize_t np = 0;
+    for (Py_ssize_t i = a; i < jn && np < words;) {
+        while (i < jn && J[i] == ' ') i++;
+        if (i >= jn) break;
+        ps[np] = i;
+        while (i < jn && J[i] != ' ') i++;
+        pe[np++] = i;
+    }
+    /* _t_finish */
+    Py_ssize_t kept = np;
+    while (np > 1 && (cl_word(J + ps[np - 1], pe[np - 1] - ps[np - 1], 1) & CW_DANGLING)) np--;
+    if (capped && np == kept) {
+        Py_ssize_t low = np - 4 > 3 ? np - 4 : 3;
+        for (Py_ssize_t i = np - 1; i > low; i--) {
+            if ((cl_word(J + ps[i], pe[i] - ps[i], 0) & CW_OPENER) &&
+                (i >= np - 2 || (cl_word(J + ps[i + 1], pe[i + 1] - ps[i + 1], 0) & CW_ARTICLE))) {
+                np = i;
+                while (np > 1 && (cl_word(J + ps[np - 1], pe[np - 1] - ps[np - 1], 1) & CW_DANGLING)) np--;
+                break;
+            }
+        }
+    }
+    /* " ".join(parts).strip(" ,;:-") (the dashes beyond ASCII cannot be here) */
+    char *out = J; /* (written over J from the left: each part moves left or stays) */
+    Py_ssize_t on = 0;
+    for (Py_ssize_t k = 0; k < np; k++) {
+        if (k) out[on++] = ' ';
+        memmove(out + on, J + ps[k], (size_t)(pe[k] - ps[k]));
+        on += pe[k] - ps[k];
+    }
+    Py_ssize_t s = 0;
+    while (s < on && (out[s] == ' ' || out[s] == ',' || out[s] == ';' || out[s] == ':' || out[s] == '-')) s++;
+    while (on > s && (out[on - 1] == ' ' || out[on - 1] == ',' || out[on - 1] == ';' || out[on - 1] == ':' ||
+                      out[on - 1] == '-'))
+        on--;
+    result = PyUnicode_FromStringAndSize(out + s, on - s);
+done:
+    if (J != stack) PyMem_Free(J);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(keywords, kinds): the keywords hits() looks for, in order, and the kind of each."},
@@ -1709,6 +1892,11 @@ static PyMethodDef methods[] = {
     {"configure_front", configure_front, METH_VARARGS,
      "configure_front(paren_defined, comma_named, intro_verbs, object_bonus, defined_bonus): what front() "
      "calls and reads."},
+    {"configure_clip", configure_clip, METH_VARARGS,
+     "configure_clip(dangling, openers, articles): the word sets clip() reads (text.py's _t_finish)."},
+    {"clip", clip, METH_VARARGS,
+     "clip(text, words) -> str as text.py's _t_clip_rules, or False where the rules must answer (a "
+     "string other than ASCII, or a parenthesis or bracket in the phrase)."},
     {"long_form", long_form, METH_VARARGS,
      "long_form(abbr, before) -> str | None as text.py's _long_form_rules, or False for a string other "
      "than ASCII (the rules answer)."},
@@ -1721,7 +1909,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_titlescan", NULL, -
 
 PyMODINIT_FUNC PyInit__titlescan(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 7) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "VERSION", 8) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1525,7 +1525,19 @@ def _t_finish(parts: list[str], capped: bool) -> str:
 
 def _t_clip(text: str, words: int = 12) -> str:
     """A phrase cut at its first clause break (after a few characters), at most ``words`` words, no
-    dangling last word nor, when the word cap cut it, unfinished short last phrase."""
+    dangling last word nor, when the word cap cut it, unfinished short last phrase: by the compiled
+    pass (retrieval/_titlescan.c ``clip``, the same phrase) for ASCII text, else :func:`_t_clip_rules`."""
+    _t_scan()
+    compiled = _t_clip_c
+    if compiled is not None:
+        phrase = compiled(text, words)  # type: ignore[operator]
+        if phrase is not False:
+            return phrase  # type: ignore[no-any-return]
+    return _t_clip_rules(text, words)
+
+
+def _t_clip_rules(text: str, words: int = 12) -> str:
+    """:func:`_t_clip` by the rules (the definition)."""
     pieces = text.split(None, words + 1)
     text = " ".join(pieces[: words + 1])  # the break is searched in these words only
     cut = _t_cut_at(text, min(len(text), 12))
@@ -1639,18 +1651,19 @@ def _t_scan():  # noqa: ANN202
     """The compiled keyword scan (retrieval/_titlescan.c, configured on first use), or None; its
     other scans are :data:`_t_openings_c`, :data:`_t_cut_c` and :data:`_t_glued_c` (None with it)."""
     global _t_scan_c, _t_site_hits_c, _t_head_noun_c, _t_openings_c, _t_cut_c, _t_glued_c, _t_sites_c
-    global _t_front_c, _t_long_form_c
+    global _t_front_c, _t_long_form_c, _t_clip_c
     if _t_scan_c is _UNSET:
         try:
             from retrieval import _titlescan  # type: ignore[attr-defined]
         except ImportError:
             _t_scan_c = _t_site_hits_c = _t_head_noun_c = _t_openings_c = _t_cut_c = _t_glued_c = None
-            _t_sites_c = _t_front_c = _t_long_form_c = None
+            _t_sites_c = _t_front_c = _t_long_form_c = _t_clip_c = None
         else:
-            current = getattr(_titlescan, "VERSION", None) == 7  # (a stale build is not used)
+            current = getattr(_titlescan, "VERSION", None) == 8  # (a stale build is not used)
             if current:
                 _titlescan.configure(_T_KEYWORD_WORDS, [kind for kind, _ in _T_INDEX_KIND])
                 _titlescan.configure_cut(_T_CUT_AFTER_COMMA, _T_CUT_AFTER_SPACE)
+                _titlescan.configure_clip(_T_DANGLING, _T_OPENERS, _T_ARTICLES)
                 _titlescan.configure_sites(_T_SUBJECTS, sorted(_T_STATEMENT_STARTS))
                 _titlescan.configure_head_nouns(sorted(_T_HEAD_NOUN_FORMS))
                 _titlescan.configure_rules({
@@ -1666,6 +1679,7 @@ def _t_scan():  # noqa: ANN202
                 )
             _t_front_c = _titlescan.front if current else None
             _t_long_form_c = _titlescan.long_form if current else None
+            _t_clip_c = _titlescan.clip if current else None
             _t_sites_c = _titlescan.sites if current else None
             _t_scan_c = _titlescan.hits if current else None
             _t_head_noun_c = _titlescan.head_noun_at if current else None
@@ -1685,6 +1699,7 @@ _t_glued_c: object = _UNSET
 _t_sites_c: object = _UNSET
 _t_front_c: object = _UNSET
 _t_long_form_c: object = _UNSET
+_t_clip_c: object = _UNSET
 
 
 def _t_opening_names(head: str, hi: int) -> list[tuple[str, int]]:

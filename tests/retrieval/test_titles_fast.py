@@ -337,6 +337,7 @@ def test_without_the_compiled_scan_the_rules_find_the_same(monkeypatch):
     monkeypatch.setattr(text, "_t_sites_c", None)
     monkeypatch.setattr(text, "_t_front_c", None)
     monkeypatch.setattr(text, "_t_long_form_c", None)
+    monkeypatch.setattr(text, "_t_clip_c", None)
     text._long_form.cache_clear()  # (its answers by the compiled pass are cached)
     assert [text.derive_title(a) for a in abstracts] == titles
 
@@ -351,7 +352,7 @@ def test_without_the_compiled_module_the_rules_find_the_same(monkeypatch):
     monkeypatch.setitem(sys.modules, "retrieval._titlescan", None)  # (its import raises ImportError)
     scans = (
         "_t_scan_c", "_t_site_hits_c", "_t_head_noun_c", "_t_openings_c", "_t_cut_c", "_t_glued_c",
-        "_t_sites_c", "_t_front_c", "_t_long_form_c",
+        "_t_sites_c", "_t_front_c", "_t_long_form_c", "_t_clip_c",
     )
     for scan_c in scans:
         monkeypatch.setattr(text, scan_c, text._UNSET)
