@@ -9,12 +9,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from bot.settings import PROJECT_ROOT
-from bot.store import DEFAULT_LIST, DatabaseBusyError, ListExistsError, SavedLimitError, Store
+from bot.store import DEFAULT_LIST, DatabaseBusyError, ListExistsError, SavedLimitError, Store, sql
 from bot.store import sqlite as store_sqlite
 from retrieval.models import Paper
 
@@ -102,24 +103,47 @@ async def test_concurrent_create_of_one_name_creates_one_list(store_target) -> N
         assert len(await store.list_lists(3)) == 1
 
 
-async def test_saves_interleaved_with_reconcile(store_target) -> None:
+async def test_saves_interleaved_with_reconcile(store_target, monkeypatch) -> None:
     """Corpus versions drop and re-add papers while users keep saving: nothing is lost and the
     in-corpus flags end up matching the corpus of the reconcile that ran last."""
+    # After its commit a reconcile frees the old corpus ids in a worker thread: make that take a
+    # while now and then, so that reconciles return in another order than they committed in.
+    empty, delays = sql._empty_piecewise, iter([0.03, 0, 0.02, 0, 0.01, 0] * 2)
+
+    def slow_empty(ids):  # noqa: ANN001, ANN202
+        time.sleep(next(delays, 0))
+        return empty(ids)
+
+    monkeypatch.setattr(sql, "_empty_piecewise", slow_empty)
     papers = [paper(n) for n in range(60)]
-    corpora = {
-        "full": papers,
-        "odd gone": [p for n, p in enumerate(papers) if n % 2 == 0],
-        "tail gone": papers[:30],
-        "retitled": [paper(n, title=f"New {n}") for n in range(60)],
-    }
     order: list[str] = []
+
+    class Corpus(list):
+        """A corpus that notes when a reconcile reads it: that happens once, inside the reconcile's
+        exclusive transaction, so ``order`` is the order the reconciles committed in. (Noting it when
+        ``reconcile`` returns is not: the task of an earlier commit may resume after a later one's.)"""
+
+        def __init__(self, name: str, items: list[Paper]) -> None:
+            super().__init__(items)
+            self.name = name
+
+        def __iter__(self):  # noqa: ANN204
+            order.append(self.name)
+            return super().__iter__()
+
+    corpora = {
+        "full": Corpus("full", papers),
+        "odd gone": Corpus("odd gone", [p for n, p in enumerate(papers) if n % 2 == 0]),
+        "tail gone": Corpus("tail gone", papers[:30]),
+        "retitled": Corpus("retitled", [paper(n, title=f"New {n}") for n in range(60)]),
+    }
 
     async def reconcile(name: str) -> None:
         await store.reconcile(corpora[name])
-        order.append(name)  # runs before any other task: no await between the commit and here
 
     async with await Store.open(store_target) as store:
         await store.reconcile(papers)
+        assert order == []  # (a plain list: not noted)
         jobs = []
         for n, p in enumerate(papers):
             jobs.append(store.save_paper(1 + n % 5, p))
@@ -135,7 +159,7 @@ async def test_saves_interleaved_with_reconcile(store_target) -> None:
         expected |= {(99, "everything", p.id) for p in papers}
         assert rows == expected  # nothing lost
 
-        last = {p.id for p in corpora[order[-1]]}
+        last = {p.id for p in list.__iter__(corpora[order[-1]])}  # (read without noting it)
         page = await store.get_list(99, "everything", limit=100)
         assert {i.paper_id for i in page.items if i.in_corpus} == last
         assert (await store.stats()).missing_from_corpus == 60 - len(last)
