@@ -1336,7 +1336,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-_TITLE_RULES = "titles-2026.16"  # bumped whenever a rule here changes what titles say
+_TITLE_RULES = "titles-2026.17"  # bumped whenever a rule here changes what titles say
 
 # The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
 # (or the whole title when no name is found). Its contract:
@@ -2871,10 +2871,50 @@ def derive_title(abstract: str) -> str:
     except Exception:  # a title heuristic must never break loading a corpus
         logger.exception("derive_title failed; falling back to the first words")
         title = ""
-    title = _restore_literals(_plain_sentence(title), display=False).rstrip(" .;:,")
+    title = _t_brackets(_restore_literals(_plain_sentence(title), display=False).rstrip(" .;:,"))
     if not title:
         title = _ellipsize(" ".join(strip_markup(abstract).split()), TITLE_LIMIT)
     return _discord_safe(title) or "Untitled"
+
+
+_T_OPEN, _T_CLOSE = "([", ")]"
+
+
+def _t_brackets(title: str) -> str:
+    """``title`` with every parenthesis and bracket paired: a phrase cut from the text can close one
+    it never opened ("ITIT: InTegrating Image Text)", "TAB: Temporal Accumulated Batch
+    Normalization), a novel SNN ...") or open one it never closes ("... processes (including EDM,
+    DDIM"). A stray closer goes, and the title ends there when a clause or sentence follows it; the
+    title ends before the word holding an opener never closed, unless fewer than two words would
+    stay (then only the opener goes). Dangling last words ("with", "of") go as usual."""
+    if not any(c in title for c in "()[]"):
+        return title
+    out: list[str] = []
+    opened: list[int] = []  # where in ``out`` each bracket still open stands
+    for i, c in enumerate(title):
+        if c in _T_OPEN:
+            opened.append(len(out))
+        elif c in _T_CLOSE:
+            if opened and out[opened[-1]] == _T_OPEN[_T_CLOSE.index(c)]:
+                opened.pop()
+            else:
+                if title[i + 1 : i + 2] in (",", ".", ";", ":"):  # "Normalization), a novel ..."
+                    break
+                continue  # "Hopfield Network) for ...": the closer goes
+        out.append(c)
+    text = "".join(out)
+    if opened:
+        at = opened[0]
+        word = text.rfind(" ", 0, at) + 1  # the start of the word holding the opener: "O(N n"
+        parts = text[:word].split()
+        while len(parts) > 1 and parts[-1].lower().strip(",;:") in _T_DANGLING:
+            parts.pop()
+        if len(parts) >= 2:
+            text = " ".join(parts)
+        else:
+            kept = set(opened)
+            text = "".join(c for k, c in enumerate(text) if k not in kept)
+    return " ".join(text.split()).strip(" ,;:-–—")
 
 
 def _discord_safe(title: str) -> str:
