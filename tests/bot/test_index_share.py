@@ -9,6 +9,7 @@ the old index with one warning.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -258,11 +259,11 @@ async def test_a_builder_killed_mid_build_frees_the_lock_and_nothing_half_built_
     assert leftovers == []
 
 
-async def test_a_process_that_cannot_open_the_new_file_keeps_serving_with_one_warning(
-    store_target, settings_factory, tmp_path, caplog
-):
-    """Two processes' services in one process (two stores on one database); the follower is driven by
-    hand. A published file that is missing, then damaged, then fine."""
+@contextlib.asynccontextmanager
+async def builder_and_follower(store_target, settings_factory, tmp_path):  # noqa: ANN001, ANN201
+    """Two processes' services in one process (two stores on one database) on a corpus of 30 papers
+    at ``tmp_path / "corpus.jsonl"``: the builder, and the follower with its watcher stopped (only
+    explicit ``follow()`` calls move it)."""
     corpus = tmp_path / "corpus.jsonl"
     write_corpus(corpus, range(30))
     fields: dict[str, Any] = {"corpus_path": corpus, "index_cache_dir": tmp_path / "cache"}
@@ -273,8 +274,21 @@ async def test_a_process_that_cannot_open_the_new_file_keeps_serving_with_one_wa
     builder = await open_services(settings_factory(**fields))
     follower = await open_services(settings_factory(**fields))
     try:
+        await follower.context.engine.share.close()
+        yield builder, follower
+    finally:
+        await follower.close()
+        await builder.close()
+
+
+async def test_a_process_that_cannot_open_the_new_file_keeps_serving_with_one_warning(
+    store_target, settings_factory, tmp_path, caplog
+):
+    """Two processes' services in one process (two stores on one database); the follower is driven by
+    hand. A published file that is missing, then damaged, then fine."""
+    corpus = tmp_path / "corpus.jsonl"
+    async with builder_and_follower(store_target, settings_factory, tmp_path) as (builder, follower):
         engine, share = follower.context.engine, follower.context.engine.share
-        await share.close()  # no watcher: only the explicit follow() calls below
         serving = engine.index
         write_corpus(corpus, range(31))
         moved = tmp_path / "moved.pbindex"
@@ -296,9 +310,6 @@ async def test_a_process_that_cannot_open_the_new_file_keeps_serving_with_one_wa
         assert engine.index.fingerprint == builder.context.engine.index.fingerprint
         warnings = [r for r in caplog.records if r.levelno >= logging.WARNING and r.name == "bot.index_share"]
         assert len(warnings) == 1, [r.getMessage() for r in warnings]  # the damaged file: no second one
-    finally:
-        await follower.close()
-        await builder.close()
 
 
 async def test_the_generation_served_is_recorded_at_the_swap(
@@ -307,17 +318,8 @@ async def test_the_generation_served_is_recorded_at_the_swap(
     """Letting go of the old index awaits (a worker thread takes it apart): meanwhile the new index is
     served, and the generation this process reports must already be the new one."""
     corpus = tmp_path / "corpus.jsonl"
-    write_corpus(corpus, range(30))
-    fields: dict[str, Any] = {"corpus_path": corpus, "index_cache_dir": tmp_path / "cache"}
-    if isinstance(store_target, Path):
-        fields["database_path"] = store_target
-    else:
-        fields["database_url"] = store_target
-    builder = await open_services(settings_factory(**fields))
-    follower = await open_services(settings_factory(**fields))
-    try:
+    async with builder_and_follower(store_target, settings_factory, tmp_path) as (builder, follower):
         engine, share = follower.context.engine, follower.context.engine.share
-        await share.close()  # no watcher: only the explicit follow() below
         serving = engine.index
         write_corpus(corpus, range(31))
         await builder.context.engine.reindex()
@@ -331,6 +333,3 @@ async def test_the_generation_served_is_recorded_at_the_swap(
         monkeypatch.setattr(bot_engine, "_release", slow_release)
         assert await share.follow() is True
         assert seen == [(True, 2)] and share.generation == 2
-    finally:
-        await follower.close()
-        await builder.close()
