@@ -129,7 +129,7 @@ def _render_atoms(text: str, start: int, end: int, bold: list[tuple[int, int]]) 
     around each bold span is cut by hand. Spans that are not words in order within the range
     (none that retrieval makes) go through :func:`_render_atoms_general`.
     """
-    if "://" in text[start:end]:  # a link stays as it is, unbolded and unescaped (see below)
+    if text.find("://", start, end) >= 0:  # a link stays as it is, unbolded and unescaped (see below)
         return _render_atoms_general(text, start, end, bold)
     esc = escape if _MARKDOWN_RE.search(text, start, end) else None
     last = start

@@ -2907,10 +2907,9 @@ def _t_brackets(title: str) -> str:
         at = opened[0]
         word = text.rfind(" ", 0, at) + 1  # the start of the word holding the opener: "O(N n"
         parts = text[:word].split()
-        while len(parts) > 1 and parts[-1].lower().strip(",;:") in _T_DANGLING:
-            parts.pop()
+        cut = _t_finish(parts, False)  # (drops dangling last words from ``parts``)
         if len(parts) >= 2:
-            text = " ".join(parts)
+            text = cut
         else:
             kept = set(opened)
             text = "".join(c for k, c in enumerate(text) if k not in kept)
