@@ -3,8 +3,6 @@ never opened or open one it never closes (retrieval.text._t_brackets, the last s
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,9 +10,8 @@ from hypothesis import strategies as st
 from retrieval import text
 from retrieval.corpus import load_corpus
 from retrieval.text import ELLIPSIS, derive_title
-from tests.retrieval.test_titles_fast import ICLR, _iclr_abstracts, rule_texts
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.retrieval.test_titles_fast import rule_texts
+from tests.support.corpora import ICLR, ROOT, iclr_abstracts
 
 
 def paired(title: str) -> bool:
@@ -61,7 +58,7 @@ def test_every_bundled_title_pairs_its_brackets():
 
 
 def test_every_iclr_title_pairs_its_brackets():
-    abstracts = _iclr_abstracts()
+    abstracts = iclr_abstracts()
     if not abstracts:
         pytest.skip(f"no {ICLR}")
     bad = [t for t in _titles_of(abstracts) if not paired(t)]

@@ -19,9 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval import keyphrase, text
-from retrieval.corpus import load_corpus
-from tests.retrieval.fixtures import pasted_corpus
 from tests.support.compiled import require_compiled
+from tests.support.corpora import ICLR, bundled_and_pasted_abstracts, iclr_abstracts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,9 +89,7 @@ def texts(draw) -> str:
     return "".join(parts)
 
 
-def _abstracts() -> list[str]:
-    out = [p.abstract for p in load_corpus(ROOT / "data" / "corpus").papers]
-    return out + [b.abstract for b in pasted_corpus.BLOCKS]
+_abstracts = bundled_and_pasted_abstracts
 
 
 def _hits_by_regex(lower: str) -> list[tuple[int, int, int]]:
@@ -494,17 +491,7 @@ def test_the_coined_word_test_is_the_same_without_its_shortcut(monkeypatch):
 
 # -- the compiled rules (retrieval/_titlescan.c): each equals the Python rule it stands for
 
-ICLR = ROOT.parent / "shared" / "corpora" / "iclr2024" / "abstracts.txt"
-
-
-def _iclr_abstracts() -> list[str]:
-    """The ICLR 2024 abstracts (evaluation data, read where it is kept; [] without it)."""
-    if not ICLR.exists():
-        return []
-    from retrieval.corpus import _parse_text
-
-    records, _ = _parse_text(ICLR.read_text(encoding="utf-8"), "iclr")
-    return [r.abstract for r in records]
+_iclr_abstracts = iclr_abstracts
 
 
 def _spelled_out(pattern: str) -> list[str]:

@@ -11,19 +11,14 @@ Without the compiled pass these tests skip; under CI=true they fail."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval import text
-from retrieval.corpus import load_corpus
-from tests.retrieval.fixtures import pasted_corpus
 from tests.support.compiled import require_compiled
-
-ROOT = Path(__file__).resolve().parents[2]
-ICLR = ROOT.parent / "shared" / "corpora" / "iclr2024" / "abstracts.txt"
+from tests.support.corpora import ICLR, bundled_and_pasted_abstracts, iclr_abstracts
 
 
 @pytest.fixture(scope="module")
@@ -53,14 +48,7 @@ def _pairs(abstract: str) -> list[tuple[str, str]]:
 
 
 def _abstracts() -> list[str]:
-    out = [p.abstract for p in load_corpus(ROOT / "data" / "corpus").papers]
-    out += [b.abstract for b in pasted_corpus.BLOCKS]
-    if ICLR.exists():
-        from retrieval.corpus import _parse_text
-
-        records, _ = _parse_text(ICLR.read_text(encoding="utf-8"), "iclr")
-        out += [r.abstract for r in records]
-    return out
+    return bundled_and_pasted_abstracts() + iclr_abstracts()
 
 
 def test_every_parenthesis_of_the_abstracts_gives_the_same_long_form(long_form):

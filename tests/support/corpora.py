@@ -1,0 +1,28 @@
+"""The abstracts title and parsing tests read: the bundled corpus, the pasted fixture, and the ICLR
+2024 evaluation corpus where it is kept (``../shared/corpora``, read there, never copied)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ICLR = ROOT.parent / "shared" / "corpora" / "iclr2024" / "abstracts.txt"
+
+
+def bundled_and_pasted_abstracts() -> list[str]:
+    """The bundled corpus's abstracts, then the pasted fixture's."""
+    from retrieval.corpus import load_corpus
+    from tests.retrieval.fixtures import pasted_corpus
+
+    out = [p.abstract for p in load_corpus(ROOT / "data" / "corpus").papers]
+    return out + [b.abstract for b in pasted_corpus.BLOCKS]
+
+
+def iclr_abstracts() -> list[str]:
+    """The ICLR 2024 abstracts ([] without the corpus)."""
+    if not ICLR.exists():
+        return []
+    from retrieval.corpus import _parse_text
+
+    records, _ = _parse_text(ICLR.read_text(encoding="utf-8"), "iclr")
+    return [r.abstract for r in records]
