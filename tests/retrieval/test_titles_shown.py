@@ -142,32 +142,3 @@ def test_a_title_is_derived_once_per_paper(seed_papers, monkeypatch):
     first = [table[i].title for i in range(len(table))]
     again = [table.title(i) for i in range(len(table))] + [p.title for p in table]
     assert again == first + first and len(calls) == sum(p.title_derived for p in table)
-
-
-def test_titles_derived_by_many_threads_from_a_cold_start_are_the_sequential_ones():
-    """Search threads derive the titles they show, the first ones at once in a fresh process (the
-    title rules' lazy patterns, C tables and keyphrase module set up on first use)."""
-    import subprocess
-    import sys
-
-    script = """
-import sys, threading
-sys.setswitchinterval(1e-6)
-from tests.support.corpora import bundled_and_pasted_abstracts
-abstracts = bundled_and_pasted_abstracts()
-from retrieval.text import derive_title
-out = {}
-def run(k):
-    out[k] = [derive_title(a) for a in abstracts[k::3] + abstracts]
-threads = [threading.Thread(target=run, args=(k,)) for k in range(6)]
-for t in threads: t.start()
-for t in threads: t.join()
-sequential = [derive_title(a) for a in abstracts]
-for k in range(6):
-    assert out[k] == [derive_title(a) for a in abstracts[k::3]] + sequential, k
-print("ok", len(abstracts))
-"""
-    for _ in range(3):
-        command = [sys.executable, "-c", script]
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0 and done.stdout.startswith("ok"), done.stderr[-2000:]
