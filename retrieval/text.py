@@ -1351,16 +1351,16 @@ _TITLE_RULES = "titles-2026.17"  # bumped whenever a rule here changes what titl
 #   rules, which then run only when it has no phrase. This module capitalises the phrase, drops a
 #   leading name, cuts it to the title limit and strips markup. An exception is logged and the rules'
 #   description kept. The module must be cheap to import (data loaded lazily). KEYPHRASE_VERSION, a
-#   string in it, changes whenever its output changes: it is part of TITLE_RULES_VERSION (which
-#   bench/titles.py prints; no cache holds a derived title, so no cache depends on it).
+#   string in it, changes whenever its output changes: it is part of TITLE_RULES_VERSION, hence of
+#   the index cache key.
 _UNSET = object()
 _describe_hook: object = _UNSET
 
 
 def _keyphrase_module():  # noqa: ANN202
     module = sys.modules.get("retrieval.keyphrase")  # (import_module's own lookup costs ~1 µs)
-    # not a module another thread is still importing (threads serving searches derive the titles of
-    # the papers they show, the first ones at once): import_module waits for it to finish
+    # not a module another thread is still importing (the index build's fingerprint thread asks for
+    # TITLE_RULES_VERSION while the build derives titles): import_module waits for it to finish
     if module is not None and not getattr(module.__spec__, "_initializing", False):
         return module
     try:
@@ -1382,8 +1382,8 @@ def _describe():  # noqa: ANN202
 
 def title_rules_version() -> str:
     """The version of everything that decides a derived title: these rules and the keyphrase
-    module's (bench/titles.py prints it beside its figures). No cache depends on it: titles are
-    derived when papers are shown."""
+    module's. It is in the index cache key, so caches rebuild when titles change, and only then
+    (no source file is hashed)."""
     module = _keyphrase_module()
     if module is None:
         return _TITLE_RULES
