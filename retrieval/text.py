@@ -1336,7 +1336,7 @@ def _ellipsize(text: str, limit: int) -> str:
     return _strip_trailing_stopwords(head).rstrip(_TRAILING_JUNK) + ELLIPSIS
 
 
-_TITLE_RULES = "titles-2026.17"  # bumped whenever a rule here changes what titles say
+_TITLE_RULES = "titles-2026.24"  # bumped whenever a rule here changes what titles say
 
 # The description hook. retrieval/keyphrase.py, when it exists, supplies the words after "Name: "
 # (or the whole title when no name is found). Its contract:
@@ -1351,16 +1351,16 @@ _TITLE_RULES = "titles-2026.17"  # bumped whenever a rule here changes what titl
 #   rules, which then run only when it has no phrase. This module capitalises the phrase, drops a
 #   leading name, cuts it to the title limit and strips markup. An exception is logged and the rules'
 #   description kept. The module must be cheap to import (data loaded lazily). KEYPHRASE_VERSION, a
-#   string in it, changes whenever its output changes: it is part of TITLE_RULES_VERSION, hence of
-#   the index cache key.
+#   string in it, changes whenever its output changes: it is part of TITLE_RULES_VERSION (which
+#   bench/titles.py prints; no cache holds a derived title, so no cache depends on it).
 _UNSET = object()
 _describe_hook: object = _UNSET
 
 
 def _keyphrase_module():  # noqa: ANN202
     module = sys.modules.get("retrieval.keyphrase")  # (import_module's own lookup costs ~1 µs)
-    # not a module another thread is still importing (the index build's fingerprint thread asks for
-    # TITLE_RULES_VERSION while the build derives titles): import_module waits for it to finish
+    # not a module another thread is still importing (threads serving searches derive the titles of
+    # the papers they show, the first ones at once): import_module waits for it to finish
     if module is not None and not getattr(module.__spec__, "_initializing", False):
         return module
     try:
@@ -1382,8 +1382,8 @@ def _describe():  # noqa: ANN202
 
 def title_rules_version() -> str:
     """The version of everything that decides a derived title: these rules and the keyphrase
-    module's. It is in the index cache key, so caches rebuild when titles change, and only then
-    (no source file is hashed)."""
+    module's (bench/titles.py prints it beside its figures). No index depends on it: the derived
+    titles' file beside a cache names it, and editing the rules rewrites only that file."""
     module = _keyphrase_module()
     if module is None:
         return _TITLE_RULES
@@ -2806,6 +2806,137 @@ def _t_head(abstract: str) -> str:
     return " " + _t_unglue(head)
 
 
+# an acronym in parentheses after the words it stands for: a title spells a term once
+_T_ACRONYM_ASIDE = _LazyRe(r" \(((?=[^()\s]{0,20}[A-Z])[^()\s]{1,20})\)(?=[\s,.;:]|$)")
+
+
+def _t_without_asides(description: str, head: str) -> str:
+    """``description`` less the acronyms in parentheses after the words they stand for
+    ("Conflict-Driven Clause Learning (CDCL)"), but for one the field uses (LLMs, RL, SGD): a title
+    says a term once, and by its acronym only when that is how every paper says it."""
+
+    def aside(m: re.Match[str]) -> str:
+        acronym = m.group(1)
+        if (
+            acronym in _T_GENERIC
+            or not _long_form(acronym, description[max(0, m.start() - 200) : m.start()])
+        ):
+            return m.group(0)  # (an aside that is not the words' acronym: "... models (Nemesis)")
+        return ""
+
+    return _T_ACRONYM_ASIDE.sub(aside, description)
+
+
+# words that place what follows among the work before the paper's ("Recent text-to-3D generation"):
+# a title names its topic, not its age
+_T_DATING = frozenset(
+    "recent current existing modern traditional conventional previous standard typical "
+    "popular mainstream state-of-the-art".split()
+)
+
+
+def _t_without_dating(description: str) -> str:
+    """``description`` less a first word of :data:`_T_DATING`, when two words or more stay
+    ("Current protein generative models on ..." -> "Protein generative models on ...")."""
+    first, _, rest = description.partition(" ")
+    if first.lower() in _T_DATING and " " in rest:
+        return rest
+    return description
+
+
+def _t_gerund(verb: str) -> str:
+    """The -ing form of a regular verb ("solve" -> "solving", "detect" -> "detecting"; "infer" ->
+    "inferring", the one stressed last syllable among the verbs asked)."""
+    if verb.endswith("e") and not verb.endswith("ee"):
+        return verb[:-1] + "ing"
+    if verb.endswith("fer") and len(verb) == 5:  # infer, refer, defer (not offer)
+        return verb + "ring"
+    return verb + "ing"
+
+
+def _t_without_kind(description: str) -> str:
+    """``description`` less an opening that only says what kind of thing it is, a generic word and
+    "for" or "of" ("Framework for open-vocabulary action recognition" -> "Open-vocabulary action
+    recognition", "Problem of anomaly detection in tabular data" -> "Anomaly detection in tabular
+    data"), and an article after it, when two words or more stay."""
+    words = description.split(" ", 2)
+    if len(words) < 3 or words[0].lower() not in _T_GENERIC_WORDS:
+        return description
+    rest = words[2]
+    if words[1] == "to":  # "Method to detect AI-generated content" -> "Detecting AI-generated content"
+        verb, _, after = rest.partition(" ")
+        module = _keyphrase_module()
+        if verb.endswith("ing"):  # "Approach to adapting pre-trained large language models ..."
+            pass
+        elif verb in getattr(module, "_TO_VERBS", ()) and verb.isascii() and verb.islower():
+            rest = f"{_t_gerund(verb)} {after}"
+        else:
+            return description
+    elif words[1] not in ("for", "of"):
+        return description
+    first, _, after = rest.partition(" ")
+    if first.lower() in _T_ARTICLES:
+        rest = after
+    return rest if " " in rest else description
+
+
+# what a verb takes after it, not a noun: an object, a clause, a preposition ("allow the", "raises
+# concerns" is not told; "contain both", "eliminates the need")
+_T_OBJECT_OPENERS = frozenset(
+    "the a an us them it that to our their its this these those both how whether what as on from in "
+    "with by for beyond such some more new multiple".split()
+)
+_T_BARE_OBJECT = frozenset("the a an us them it".split())
+
+
+def _t_without_comma_tail(title: str) -> str:
+    """``title`` less a last lowercase word after a comma: a clause or a list the cut left at its
+    first word ("... Partial Differential Equations, grounded", "... for GNNs, aiming"). Titles of
+    five words or more; a name after the comma stays ("..., NoiseDiffusion")."""
+    comma = title.rfind(", ")
+    if comma == -1 or " " in title[comma + 2 :] or title.count(" ") < 4:
+        return title
+    if not title[comma + 2 :].islower():
+        return title
+    words = title[:comma].split()
+    while len(words) > 4 and words[-1].lower().rstrip(",") in _T_NAMED_WORDS:  # "..., namely, regret"
+        words.pop()
+    return _t_finish(words, False)
+
+
+def _t_without_verb_at_end(title: str, lower: str) -> str:
+    """``title`` less a last word that the text (``lower``: the title region lowercased) uses only
+    as a verb or a preposition: wherever it says the word, as a word, an object or a clause follows
+    it (:data:`_T_OBJECT_OPENERS`, no punctuation between), at least once an article or a pronoun
+    ("Convex relaxations of ReLU networks: Advanced relaxations allow" -> "... Advanced relaxations",
+    "Their representations contain", "... of Hessian along"). Titles of four words or more; not a
+    word in -ing (a noun as often: "... for policy learning")."""
+    space = title.rfind(" ")
+    last = title[space + 1 :]
+    if title.count(" ") < 3 or not (last.isascii() and last.isalpha() and last.islower()):
+        return title
+    if last.endswith("ing"):
+        return title
+    n = len(last)
+    bare = False
+    at = lower.find(last)
+    while at != -1:
+        end = at + n
+        before, after = lower[at - 1 : at], lower[end : end + 1]
+        if not (before.isalnum() or before == "-" or after.isalnum() or after == "-"):  # the word itself
+            if after != " ":
+                return title  # it ends a phrase or a sentence: not only a verb
+            stop = lower.find(" ", end + 1)
+            following = lower[end + 1 : stop if stop != -1 else len(lower)].rstrip(".,;:)")
+            if following not in _T_OBJECT_OPENERS:
+                return title
+            bare = bare or following in _T_BARE_OBJECT
+        at = lower.find(last, end)
+    if not bare:
+        return title
+    return _t_finish(title[:space].split(), False)
+
+
 def _derive(abstract: str) -> str:
     head = _t_head(abstract)
     lower = _t_lower(head)
@@ -2828,6 +2959,9 @@ def _derive(abstract: str) -> str:
         elif at_name == 0:
             description = description[len(name) :].lstrip(" ,:(*)")
             description = description[_t_lead_end(description) :]
+    if "(" in description:  # "Large Language Models (LLMs) for ...": the long form says it
+        description = _t_without_asides(description, head)
+    description = _t_without_kind(_t_without_dating(description))
     description = _capitalize(description)
     if name is None:
         title = description
@@ -2838,6 +2972,7 @@ def _derive(abstract: str) -> str:
         title = _capitalize(strip_markup(title))  # LaTeX as Unicode, on the few words kept only
     if len(title) > TITLE_LIMIT:
         title = _t_finish(title[: TITLE_LIMIT + 1].split()[:-1], capped=True)
+    title = _t_without_verb_at_end(_t_without_comma_tail(title), lower)
     return title if title[:1].isalnum() or any(c.isalnum() for c in title) else ""
 
 
