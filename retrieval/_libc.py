@@ -1,4 +1,4 @@
-"""Two glibc/Linux process settings used by paperbot's processes, in one place.
+"""Two glibc/Linux process settings used by paperbot's processes, and a liveness check, in one place.
 
 - :func:`die_with_parent`: the kernel kills this process when its parent dies (``PR_SET_PDEATHSIG``),
   so a killed build, reindex worker or bench leaves nothing running.
@@ -6,6 +6,7 @@
   differently (see their callers).
 
 Both do nothing where there is no glibc (the process then keeps the platform's defaults).
+:func:`process_alive` tells whether a process (the writer a temp file names) still runs.
 """
 
 from __future__ import annotations
@@ -52,3 +53,16 @@ def mallopt(*settings: tuple[int, int]) -> None:
             libc.mallopt(param, value)
     except AttributeError:  # not glibc
         pass
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (this one does; one owned by another user counts)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True

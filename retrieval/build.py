@@ -41,7 +41,6 @@ from retrieval.catalogue import CatalogueBuilder, CataloguePart, catalogue_part,
 from retrieval.corpus import FilePiece, split_file
 from retrieval.errors import CorpusError
 from retrieval.models import Paper, SkippedBlock
-from retrieval.titlememo import MemoParts, TitleMemo, write_memo
 from retrieval.tokenize import _JOINERS, _KEEP_WORD_CHARS, STOPWORDS, analyze_word, surface_bytes
 
 log = logging.getLogger(__name__)
@@ -708,7 +707,7 @@ def _cumsum0(values: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------------
-# A corpus, file by file: parse, titles, catalogue part and token chunks per file (in worker
+# A corpus, file by file: parse, catalogue part and token chunks per file (in worker
 # processes for a big corpus), merged here in file order.
 
 #: A corpus of at least this many bytes in two or more files is parsed and tokenized by worker
@@ -752,8 +751,6 @@ class FileOutput:
     # the catalogue's text, when the worker wrote it to its file (then ``catalogue.text`` is empty):
     # the file, where it starts, its bytes
     text_at: tuple[str, int, int] | None = None
-    # the titles derived (or taken from the previous build's memo) for the records kept, by digest
-    titles: MemoParts | None = None
 
 
 _PROCESS_TOKENIZER: ChunkTokenizer | None = None
@@ -764,56 +761,6 @@ _STORE_FILES: dict[tuple[str, str], list[Any] | None] = {}
 #: output
 _WORKER_TERMS: dict[str, int] = {}
 _WORKER_NEW: list[str] = []
-#: This process's open title memo: which one the build told of (path, size, mtime_ns), and the memo
-#: (None: it cannot serve). One build at a time per process.
-_MEMO: tuple[tuple[str, int, int], TitleMemo | None] | None = None
-
-
-def _memo(known: tuple[str, int, int] | None) -> TitleMemo | None:
-    """The title memo the build checked (see ``build_corpus``'s ``titles``), opened once per process;
-    None when there is none or the file is no longer the one that was checked."""
-    global _MEMO
-    if known is None:
-        return None
-    if _MEMO is None or _MEMO[0] != known:
-        _forget_memo()
-        try:
-            st = os.stat(known[0])
-            same = (st.st_size, st.st_mtime_ns) == known[1:]
-        except OSError:
-            same = False
-        _MEMO = (known, TitleMemo.open(Path(known[0])) if same else None)
-    return _MEMO[1]
-
-
-def _forget_memo() -> None:
-    """Close this process's title memo (its memory map goes)."""
-    global _MEMO
-    if _MEMO is not None and _MEMO[1] is not None:
-        _MEMO[1].close()
-    _MEMO = None
-
-
-def _titles(records: Sequence[Any], memo: TitleMemo | None) -> tuple[list[str], MemoParts]:
-    """Each record's display title (see :func:`retrieval.corpus.title_of`), the derived ones taken
-    from ``memo`` where it has them, and the derived ones by digest (for the next build's memo)."""
-    from retrieval.corpus import own_title
-    from retrieval.text import derive_title
-
-    titles = [own_title(r) for r in records]
-    derive = [i for i, t in enumerate(titles) if not t]
-    digests = [records[i].digest for i in derive]
-    known = [None] * len(derive)
-    if memo is not None:
-        known = memo.get_many(digests)
-        memo.release()
-    for i, title in zip(derive, known, strict=True):
-        titles[i] = title if title is not None else derive_title(records[i].abstract)
-    parts = MemoParts()
-    parts.add(digests, [titles[i] for i in derive])
-    return titles, parts
-
-
 def _store_bytes(store: tuple[str, str], buffers: Sequence[Any]) -> tuple[str, list[int]] | None:
     """Append buffers to this process's file in the folder ``store[0]`` (its name starts with
     ``store[1]``): the file's path and where each buffer starts, or None when writing fails (then
@@ -894,17 +841,16 @@ _WARM_UP_TEXT = (
 
 def _warm_up() -> None:
     """A worker's first task, sent while the main process still plans the work: the imports, the
-    tokenizer and the title rules' first use (their patterns and word lists) cost ~0.4 s once per
+    tokenizer and the parser's first use (their patterns and word lists) cost ~0.4 s once per
     process, which then overlaps the planning instead of delaying the first file. It reads a paper
     but keeps nothing of it: every output is a pure function of its input."""
     global _PROCESS_TOKENIZER
-    from retrieval.corpus import _parse_text, content_digest, title_of
+    from retrieval.corpus import _parse_text, content_digest
 
     if _PROCESS_TOKENIZER is None:
         _PROCESS_TOKENIZER = ChunkTokenizer()
     for record in _parse_text(_WARM_UP_TEXT, "warm-up.txt")[0]:
         content_digest(record.authors, record.abstract)
-        title_of(record)
 
 
 class _Capture(logging.Handler):
@@ -928,16 +874,16 @@ def process_file(
     capture_logs: bool = False,
     piece: FilePiece | None = None,
     store: tuple[str, str] | None = None,
-    titles: tuple[str, int, int] | None = None,
 ) -> FileOutput:
     """Parse one corpus file (or a piece of it) and make, for its records except those numbered in
-    ``drop``, their titles, catalogue part and token chunks (what
+    ``drop``, their catalogue part and token chunks (what
     :func:`retrieval.corpus.load_corpus` and :func:`retrieval.index.build_index` make of them).
     With ``store`` (a folder, a file name prefix), the chunks' postings and positions go to a file
-    of this process there (:class:`StoredChunk`). ``titles``: a title memo the build checked (its
-    path, size and mtime_ns), whose titles are taken instead of deriving them again."""
+    of this process there (:class:`StoredChunk`). No title is derived: a record without its own
+    has an empty title field, derived when the paper is shown (see :class:`Paper.title_derived
+    <retrieval.models.Paper>`)."""
     global _PROCESS_TOKENIZER
-    from retrieval.corpus import read_file, read_piece
+    from retrieval.corpus import own_title, read_file, read_piece
 
     capture = _Capture() if capture_logs else None
     root = logging.getLogger("retrieval")
@@ -951,19 +897,19 @@ def process_file(
             result, bad_line, ok = read_piece(path, display, headers, piece)
         keys = [RecordKey(r.source, r.explicit_id, r.digest) for r in result.records]
         records = [r for i, r in enumerate(result.records) if i not in drop] if drop else result.records
-        names, derived = _titles(records, _memo(titles))
-        papers = [
-            Paper(id="", title=title, authors=r.authors, et_al=r.et_al, area=r.area,
-                  abstract=r.abstract, url=r.url, source=r.source)  # fmt: skip
-            for r, title in zip(records, names, strict=True)
-        ]
-        del records, names
+        papers = []
+        for r in records:
+            title = own_title(r)
+            papers.append(Paper(id="", title=title, authors=r.authors, et_al=r.et_al, area=r.area,
+                                abstract=r.abstract, url=r.url, source=r.source,
+                                title_derived=not title))  # fmt: skip
+        del records
         del result.records[:]
         if tokenizer is None:
             if _PROCESS_TOKENIZER is None:
                 _PROCESS_TOKENIZER = ChunkTokenizer()
             tokenizer = _PROCESS_TOKENIZER
-        fields = [(p.title, p.abstract) for p in papers]
+        fields = [(p.title, p.abstract) for p in papers]  # a derived title is "" here
         chunks: list[TokenChunk | StoredChunk] = []
         for i in range(0, len(fields), chunk_docs):
             chunk = tokenizer.chunk(fields[i : i + chunk_docs], keep_tokens=keep_tokens)
@@ -979,7 +925,7 @@ def process_file(
             root.removeHandler(capture)
     logs = capture.records if capture is not None else []
     return FileOutput(keys, result.skipped, result.cp1252, catalogue, chunks, logs, bad_line, ok,
-                      _new_worker_terms() if store is not None else None, text_at, derived)  # fmt: skip
+                      _new_worker_terms() if store is not None else None, text_at)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -1015,7 +961,6 @@ def build_corpus(
     split_bytes: int | None = None,
     worker_files: tuple[Path, str] | None = None,
     place: Callable[[MergedShape, CorpusBuild], Mapping[str, np.ndarray] | None] | None = None,
-    titles: Path | None = None,
 ) -> CorpusBuild:
     """Read, de-duplicate and tokenize a corpus (see :func:`retrieval.corpus.load_corpus` for what
     is read, :func:`retrieval.index.build_index` for the arrays: both give the same).
@@ -1038,10 +983,6 @@ def build_corpus(
             once it has copied the text.
         place: ``place(shape, build)``: the memory the merged arrays are to be made in (see
             :meth:`Merger.finish`), given the build without them (``merged`` None) so far.
-        titles: A title memo (see :mod:`retrieval.titlememo`): the titles it holds for the title
-            rules of today are taken from it instead of being derived again (when it is whole: its
-            CRC is checked first), and once the corpus is read it is replaced by the titles this
-            build derived. Any memo, or none, gives the same build.
 
     Raises:
         CorpusError: The path is missing or holds no corpus file, or no paper could be loaded.
@@ -1064,24 +1005,8 @@ def build_corpus(
         return pieces if pieces is not None else _split_files(files, sizes, headers, split_bytes)
 
     store = None if worker_files is None else (str(worker_files[0]), worker_files[1])
-    memo = _checked_memo(titles) if titles is not None else None
     return _build(path, files, ignored, displays, plan, headers, spill, postings_spill, keep_tokens,
-                  workers, progress, chunk_docs, store, place, (memo, titles))  # fmt: skip
-
-
-def _checked_memo(path: Path) -> tuple[str, int, int] | None:
-    """A title memo that serves this build (whole, of today's title rules), as the workers are told
-    of it: its path, size and mtime_ns (a file replaced since is not the one checked)."""
-    memo = TitleMemo.open(path, check=True)
-    if memo is None:
-        return None
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    finally:
-        memo.close()
-    return (str(path), st.st_size, st.st_mtime_ns)
+                  workers, progress, chunk_docs, store, place)  # fmt: skip
 
 
 def remove_worker_files(worker_files: tuple[Path, str]) -> None:
@@ -1106,15 +1031,13 @@ def _build(
     chunk_docs: int,
     store: tuple[str, str] | None,
     place: Callable[[MergedShape, CorpusBuild], Mapping[str, np.ndarray] | None] | None = None,
-    titles: tuple[tuple[str, int, int] | None, Path | None] = (None, None),
 ) -> CorpusBuild:
     from retrieval.corpus import area_key, canonical_areas, display_path, no_paper_error
 
-    memo_in, memo_out = titles
     try:
-        builder, merger, dedup, kept, skipped, cp1252, derived = _read_files(
+        builder, merger, dedup, kept, skipped, cp1252 = _read_files(
             files, plan, displays, headers, spill, postings_spill, keep_tokens, workers, progress, chunk_docs,
-            store, memo_in,
+            store,
         )
     except BrokenProcessPool as exc:
         # e.g. a script without an ``if __name__ == "__main__"`` guard (spawn re-runs it)
@@ -1123,17 +1046,12 @@ def _build(
             if fh is not None:
                 fh.seek(0)
                 fh.truncate()
-        builder, merger, dedup, kept, skipped, cp1252, derived = _read_files(
+        builder, merger, dedup, kept, skipped, cp1252 = _read_files(
             files, plan, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs, None,
-            memo_in,
         )
     if not kept:
         merger.close()
         raise no_paper_error(path, skipped)
-    _forget_memo()  # this process's (a build without workers)
-    if memo_out is not None:  # now, before the merged arrays fill (the build's peak)
-        write_memo(memo_out, derived)
-    del derived
     content_ids = dedup.ids()
 
     def id_of(key: RecordKey) -> str:
@@ -1190,8 +1108,7 @@ def _read_files(
     progress: Callable[[str, int, int], None] | None,
     chunk_docs: int,
     store: tuple[str, str] | None = None,
-    titles: tuple[str, int, int] | None = None,
-) -> tuple[CatalogueBuilder, Merger, Any, list[RecordKey], list[SkippedBlock], list[str], MemoParts]:
+) -> tuple[CatalogueBuilder, Merger, Any, list[RecordKey], list[SkippedBlock], list[str]]:
     from retrieval.corpus import Dedup
 
     pool = (
@@ -1212,11 +1129,10 @@ def _read_files(
         if pool is not None:
             return pool.submit(process_file, files[i], displays[i], headers, drop, keep_tokens=keep_tokens,
                                chunk_docs=chunk_docs, capture_logs=True, piece=piece,
-                               store=store, titles=titles)  # fmt: skip
+                               store=store)  # fmt: skip
         done: Future[FileOutput] = Future()
         done.set_result(process_file(files[i], displays[i], headers, drop, keep_tokens=keep_tokens,
-                                     chunk_docs=chunk_docs, tokenizer=tokenizer, piece=piece,
-                                     titles=titles))  # fmt: skip
+                                     chunk_docs=chunk_docs, tokenizer=tokenizer, piece=piece))  # fmt: skip
         return done
 
     builder = CatalogueBuilder(spill)
@@ -1225,7 +1141,6 @@ def _read_files(
     kept: list[RecordKey] = []
     skipped: list[SkippedBlock] = []
     cp1252: list[str] = []
-    derived = MemoParts()
     window = max(1, 2 * workers)  # results waiting here stay few: bounded memory
     pending = [run(*unit) for unit in units[:window]]
     submitted = len(pending)
@@ -1273,8 +1188,6 @@ def _read_files(
                     out = again
                 skipped += out.skipped
                 kept += [key for j, key in enumerate(out.keys) if j not in drop]
-                if out.titles is not None:
-                    derived.extend(out.titles)
                 builder.add(out.catalogue, out.text_at)
                 for chunk in out.chunks:
                     merger.add(chunk)
@@ -1287,4 +1200,4 @@ def _read_files(
             for future in pending:
                 future.cancel()
             pool.shutdown(wait=True, cancel_futures=True)
-    return builder, merger, dedup, kept, skipped, cp1252, derived
+    return builder, merger, dedup, kept, skipped, cp1252

@@ -6,13 +6,17 @@ catalogue of a million papers creates no per-paper Python object:
 
 * ``paper_text`` — one UTF-8 blob holding, per paper, its title, authors (joined by U+001F),
   abstract, url and source; ``paper_offsets[5 * i + f]`` is where field ``f`` of paper ``i``
-  starts; ``paper_flags`` bit 0 is ``et_al``, bit 1 "has a url". The ids have a blob of their own
-  (``id_text``/``id_offsets``), so listing every id reads a few MB, not every abstract's page.
+  starts; ``paper_flags`` bit 0 is ``et_al``, bit 1 "has a url", bit 2 "the title is derived": the
+  source gave none, the field is empty and :class:`PaperTable` derives the title from the abstract
+  when the paper is asked for (an index holds no derived title: building one derives none). The ids
+  have a blob of their own (``id_text``/``id_offsets``), so listing every id reads a few MB, not
+  every abstract's page.
 * ``doc_area`` — per paper, its area's number in ``area_names`` (kept in the file's header).
 * ``id_order`` / ``fold_order`` — papers sorted by id, and (stably) by case-folded id: exact and
   case-insensitive look-ups and id-prefix autocomplete are binary searches.
-* ``title_fold`` / ``title_starts`` — every case-folded title in one blob, for autocomplete by
-  title words (a substring scan in C, then a check of the few candidates).
+* ``title_fold`` / ``title_starts`` — every case-folded title the source gave in one blob (a derived
+  title is an empty line), for autocomplete by title words (a substring scan in C, then a check of
+  the few candidates; :meth:`retrieval.index.Index.complete_ids` finds derived titles).
 * ``author_text`` / ``author_starts`` / ``author_indptr`` / ``author_docs`` — distinct normalised
   author names in one blob (substring search) and a CSR author -> papers table.
 """
@@ -27,13 +31,16 @@ import re
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO, overload
+from typing import TYPE_CHECKING, BinaryIO, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from retrieval.corpus import area_key, normalize_name
 from retrieval.models import AREA_SEPARATOR, Paper
+
+if TYPE_CHECKING:
+    from retrieval.titlefile import TitleFile, TitleWatch
 
 __all__ = [
     "ARRAYS",
@@ -68,7 +75,9 @@ ARRAYS: dict[str, str] = {
 }
 _FIELDS = 5  # title, authors, abstract, url, source
 _AUTHOR_SEP = "\x1f"
-_ET_AL, _HAS_URL = 1, 2
+_ET_AL, _HAS_URL, _DERIVED = 1, 2, 4
+#: Derived titles a :class:`PaperTable` keeps (about 100 bytes each); past it, it starts afresh.
+DERIVED_TITLES_KEPT = 50_000
 
 
 @dataclass(slots=True)
@@ -112,11 +121,13 @@ def catalogue_part(papers: Iterable[Paper]) -> CataloguePart:
     author_ids = array("q")
     for p in papers:
         authors = _AUTHOR_SEP.join(a.replace(_AUTHOR_SEP, " ") for a in p.authors)
+        title = p.indexed_title
         pieces += [s.encode("utf-8", "surrogatepass") for s in
-                   (p.title, authors, p.abstract, p.url or "", p.source)]  # fmt: skip
-        flags.append((_ET_AL if p.et_al else 0) | (_HAS_URL if p.url is not None else 0))
+                   (title, authors, p.abstract, p.url or "", p.source)]  # fmt: skip
+        flags.append((_ET_AL if p.et_al else 0) | (_HAS_URL if p.url is not None else 0)
+                     | (_DERIVED if p.title_derived else 0))  # fmt: skip
         area.append(areas.setdefault(p.area, len(areas)))
-        titles.append(p.title.casefold().replace("\n", " ").encode("utf-8", "surrogatepass") + b"\n")
+        titles.append(title.casefold().replace("\n", " ").encode("utf-8", "surrogatepass") + b"\n")
         for name in p.authors:
             norm = norm_cache.get(name)
             if norm is None:
@@ -354,7 +365,9 @@ class PaperTable(Sequence[Paper]):
     """The papers of an index in corpus order; each :class:`Paper` is made when asked for.
 
     Indexing, slicing and iteration work as on a tuple (``table[3]``, ``table[:5]``, ``for p in
-    table``); ``table.id(i)`` and ``table.title(i)`` read one field without making the paper.
+    table``); ``table.id(i)`` and ``table.title(i)`` read one field without making the paper. A
+    title the source did not give is derived from the abstract the first time it is asked for
+    (:func:`retrieval.text.derive_title`, ~0.1 ms) and kept (at most :data:`DERIVED_TITLES_KEPT`).
     """
 
     def __init__(self, text: Buffer, offsets: np.ndarray, ids: Buffer, id_offsets: np.ndarray,
@@ -370,6 +383,9 @@ class PaperTable(Sequence[Paper]):
         self._n = len(flags)
         # Positions sorted by id (the catalogue's ``id_order``): exact look-ups without an id dict.
         self._id_order = id_order
+        self._derived: dict[int, str] = {}  # paper -> its derived title, once asked for
+        # the title file of the cached index (retrieval/titlefile.py), once an opener attaches it
+        self._title_watch: TitleWatch | None = None
 
     def __len__(self) -> int:
         return self._n
@@ -444,8 +460,50 @@ class PaperTable(Sequence[Paper]):
         return IdSet(self)
 
     def title(self, i: int) -> str:
-        """The title of paper ``i``."""
+        """The title of paper ``i`` (derived from its abstract when the source gave none)."""
+        if int(self._flags[i]) & _DERIVED:
+            return self.derived_title(i)
         return self._field(i, 0)
+
+    def title_is_derived(self, i: int) -> bool:
+        """Whether paper ``i``'s title is derived from its abstract (the source gave none)."""
+        return bool(int(self._flags[i]) & _DERIVED)
+
+    def abstract(self, i: int) -> str:
+        """The abstract of paper ``i``."""
+        return self._field(i, 2)
+
+    def derived_count(self) -> int:
+        """How many papers' titles are derived from their abstracts."""
+        return int(np.count_nonzero(np.bitwise_and(self._flags, _DERIVED))) if self._n else 0
+
+    def attach_titles(self, watch: TitleWatch | None) -> None:
+        """Read derived titles from the title file ``watch`` finds, once it is there
+        (:mod:`retrieval.titlefile`); until then they are derived when asked for."""
+        self._title_watch = watch
+
+    def title_file(self) -> TitleFile | None:
+        """The title file attached to this table, when it is there and whole."""
+        watch = self._title_watch
+        return None if watch is None else watch.get()
+
+    def derived_title(self, i: int, abstract: str | None = None) -> str:
+        """Paper ``i``'s title derived from its abstract (``abstract``, when the caller has read it):
+        read from the title file when there is one, else derived once and then kept."""
+        watch = self._title_watch
+        if watch is not None:
+            found = watch.get()
+            if found is not None:
+                return found.title(i)
+        known = self._derived.get(i)
+        if known is None:
+            from retrieval.text import derive_title
+
+            known = derive_title(self._field(i, 2) if abstract is None else abstract)
+            if len(self._derived) >= DERIVED_TITLES_KEPT:
+                self._derived.clear()
+            self._derived[i] = known
+        return known
 
     def _paper(self, i: int) -> Paper:
         k = i * _FIELDS
@@ -459,10 +517,12 @@ class PaperTable(Sequence[Paper]):
             pairs = zip(o, o[1:], strict=False)
             f = [str(data[a - base : b - base], "utf-8", "surrogatepass") for a, b in pairs]
         flags = int(self._flags[i])
+        derived = bool(flags & _DERIVED)
+        title = self.derived_title(i, f[2]) if derived else f[0]
         return Paper(
-            id=self.id(i), title=f[0], authors=tuple(f[1].split(_AUTHOR_SEP)) if f[1] else (),
+            id=self.id(i), title=title, authors=tuple(f[1].split(_AUTHOR_SEP)) if f[1] else (),
             et_al=bool(flags & _ET_AL), area=self._areas[int(self._doc_area[i])], abstract=f[2],
-            url=f[3] if flags & _HAS_URL else None, source=f[4],
+            url=f[3] if flags & _HAS_URL else None, source=f[4], title_derived=derived,
         )  # fmt: skip
 
 
@@ -627,13 +687,24 @@ class Catalogue:
         pos = self.position(paper_id)
         return None if pos is None else self.papers[pos]
 
-    def complete_ids(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
+    def any_derived(self) -> bool:
+        """Whether any paper's title is derived from its abstract (see :class:`PaperTable`)."""
+        flags = self._arrays["paper_flags"]
+        return bool(len(flags)) and bool(np.bitwise_and(flags, _DERIVED).any())
+
+    def complete_ids(
+        self, prefix: str, limit: int = 25, titles: tuple[memoryview, np.ndarray] | None = None
+    ) -> list[tuple[str, str]]:
         """``(id, title)`` pairs for autocomplete: ids starting with ``prefix`` (case-insensitive,
-        corpus order), then papers whose title contains every word of ``prefix``.
+        corpus order), then papers whose title, as the source gave it, contains every word of
+        ``prefix`` (derived titles are not stored: :meth:`retrieval.index.Index.complete_ids` adds
+        those).
 
         Args:
             prefix: What the user typed so far.
             limit: At most this many pairs.
+            titles: Every paper's case-folded title, derived ones included (a title file's
+                ``fold`` and ``fold_starts``), to search instead of the source's own.
         """
         limit = max(limit, 0)
         papers = self.papers
@@ -649,19 +720,21 @@ class Catalogue:
         found.sort()
         if len(found) < limit:
             seen = set(found)
-            for doc in self._title_matches(text.split()):
+            for doc in self._title_matches(text.split(), titles):
                 if doc not in seen:
                     found.append(doc)
                     if len(found) >= limit:
                         break
         return [(papers.id(i), papers.title(i)) for i in found]
 
-    def _title_matches(self, words: list[str]) -> Iterator[int]:
+    def _title_matches(
+        self, words: list[str], titles: tuple[memoryview, np.ndarray] | None = None
+    ) -> Iterator[int]:
         """Papers (corpus order) whose case-folded title contains every one of ``words``."""
         needles = sorted({w.encode("utf-8", "surrogatepass") for w in words if w}, key=len, reverse=True)
         if not needles:
             return
-        blob, starts = self._titles, self._title_starts
+        blob, starts = titles if titles is not None else (self._titles, self._title_starts)
         first, rest = re.compile(re.escape(needles[0])), needles[1:]
         match = first.search(blob)  # a scan in C over the memory-mapped blob, no copy
         while match is not None:

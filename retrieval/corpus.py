@@ -1294,10 +1294,12 @@ def load_corpus(path: str | os.PathLike[str], headers: Sequence[str] = (HEADER,)
     papers = []
     for record in kept:
         area = areas.get(area_key(record.area), record.area) if record.area else ""
+        own = own_title(record)
         papers.append(
             Paper(
                 id=id_of(record),
-                title=title_of(record),
+                title=own or derive_title(record.abstract),
+                title_derived=not own,
                 authors=record.authors,
                 et_al=record.et_al,
                 area=area,

@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from retrieval import catalogue as catalogue_module
 from retrieval import postings as postings_module
+from retrieval._libc import process_alive
 from retrieval.answer import answer as _answer
 from retrieval.build import ChunkTokenizer, CorpusBuild, Merged, MergedShape, Merger
 from retrieval.catalogue import Catalogue, FileBlob, PaperTable, catalogue_arrays
@@ -53,8 +54,7 @@ from retrieval.postings import (
 )
 from retrieval.search import search as _search
 from retrieval.search import similar as _similar
-from retrieval.titlememo import memo_path_for
-from retrieval.tokenize import TOKENIZER_VERSION, analyze_document
+from retrieval.tokenize import _CJK_RE, TOKENIZER_VERSION, _strip_accents, analyze_document, analyze_word
 
 __all__ = [
     "BM25Params",
@@ -77,7 +77,7 @@ IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 
 #: Version of the on-disk cache layout; part of the fingerprint.
-CACHE_FORMAT = "paperbot-index-9"
+CACHE_FORMAT = "paperbot-index-10"
 CACHE_SUFFIX = ".pbindex"
 _MAGIC = b"PAPERBOT-INDEX\n\0"
 _PREFIX = len(_MAGIC) + 16
@@ -87,9 +87,33 @@ _ALIGN = 64
 _CRC_MAX_BYTES = 16 << 20
 
 
+#: At most this many titles are derived for one autocomplete answer (~0.1 ms each).
+COMPLETE_DERIVE_MAX = 300
+
+
+def _folded_word(word: str) -> str:
+    """A typed word as the index folds its words (case, accents), its letters and digits only; ""
+    for a stopword or CJK text (indexed as bigrams, not words)."""
+    if not analyze_word(word)[0]:
+        return ""
+    folded = "".join(c for c in _strip_accents(_strip_accents(word).casefold()) if c.isalnum())
+    return "" if _CJK_RE.search(folded) is not None else folded
+
+
+def _may_stem_from(term: str, folded: str) -> bool:
+    """Whether ``term`` may be the stem of a word starting with ``folded`` (3 or more characters): it
+    goes on from what was typed ("spars" of "sparse" for "spar"), or it parts from it only in its
+    last three characters, which the stemmer may have replaced ("probabl" of "probability", "studi"
+    of "study", "match" of "matching" for "matchin")."""
+    common = len(os.path.commonprefix((term, folded)))
+    return common == len(folded) or common >= max(3, len(term) - 3)
+
+
 def paper_tokens(paper: Paper) -> list[str]:
-    """The index tokens of a paper (title then abstract): what rank-bm25 is given for it."""
-    return analyze_document(paper.title)[0] + analyze_document(paper.abstract)[0]
+    """The index tokens of a paper (its own title, if the source gave one, then the abstract): what
+    rank-bm25 is given for it. A title derived from the abstract is not indexed: its words are the
+    abstract's, and deriving it is left to when the paper is shown."""
+    return analyze_document(paper.indexed_title)[0] + analyze_document(paper.abstract)[0]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -144,8 +168,89 @@ class Index:
         self.author_docs = catalogue.author_docs
         self.areas = catalogue.areas
         self.complete_areas = catalogue.complete_areas
-        self.complete_ids = catalogue.complete_ids
         self.nearest_areas = catalogue.nearest_areas
+
+    # -- autocomplete ----------------------------------------------------------------------------
+
+    def complete_ids(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
+        """``(id, title)`` pairs for autocomplete: ids starting with ``prefix`` (case-insensitive,
+        corpus order), then papers whose title the source gave contains every word of ``prefix``
+        (case-insensitive, corpus order), then papers whose derived title has, for every word of
+        ``prefix``, a word that starts with it (case-insensitive, corpus order).
+
+        Derived titles are searched like the source's own once the index's title file is there
+        (:mod:`retrieval.titlefile`: its case-folded blob is scanned in C). Until then (a corpus
+        just built, or an index without a cache file) they are found through the index: the papers
+        holding, for each typed word, a term that may stem from a word starting with it, are the
+        candidates, in corpus order; each one's title is derived (kept once made) and checked. At
+        most :data:`COMPLETE_DERIVE_MAX` titles are derived for one answer, so an answer takes tens
+        of milliseconds at most, even when few candidates match.
+        """
+        title_file = self.papers.title_file()
+        if title_file is not None:
+            return self.catalogue.complete_ids(prefix, limit, (title_file.fold, title_file.fold_starts))
+        found = self.catalogue.complete_ids(prefix, limit)
+        words = (prefix or "").strip().casefold().split()
+        if len(found) >= limit or not words or not self._any_derived():
+            return found
+        papers = self.papers
+        seen = {pid for pid, _ in found}
+        starts = [re.compile(r"(?<!\w)" + re.escape(w)) for w in words]
+        derived = 0
+        for doc in self._candidates(words):
+            doc = int(doc)
+            if not papers.title_is_derived(doc) or papers.id(doc) in seen:
+                continue
+            known = doc in papers._derived
+            title = papers.title(doc)
+            derived += not known
+            folded = title.casefold()
+            if all(start.search(folded) for start in starts):
+                found.append((papers.id(doc), title))
+                if len(found) >= limit:
+                    break
+            if derived >= COMPLETE_DERIVE_MAX:
+                break
+        return found
+
+    def _any_derived(self) -> bool:
+        """Whether any paper's title is derived (read once)."""
+        known = self.__dict__.get("_has_derived")
+        if known is None:
+            known = self.__dict__["_has_derived"] = self.catalogue.any_derived()
+        return bool(known)
+
+    def _candidates(self, words: Sequence[str]) -> np.ndarray:
+        """The papers (ascending) holding, for every typed word of 3 or more letters (a stopword and
+        CJK text aside), a term that may be the stem of a word starting with it
+        (:func:`_may_stem_from`)."""
+        docs: np.ndarray | None = None
+        vocab = self.core.vocab
+        for word in words:
+            folded = _folded_word(word)
+            if len(folded) < 3:
+                continue
+            tids = [t for t in vocab.starting_with(folded[:3]) if _may_stem_from(vocab.term(t), folded)]
+            # a verb whose -ing form drops its e ("usin" of "using", stemmed "use"; "makin", "make")
+            dropped = re.sub(r"(?:i|in|ing)$", "", folded)
+            if len(dropped) >= 2 and dropped != folded and (dropped + "e") in vocab:
+                tids.append(vocab[dropped + "e"])
+            if not tids:
+                return np.zeros(0, dtype=np.int32)
+            indptr, post = self.indptr, self.post_docs
+            have = np.unique(np.concatenate([post[indptr[t] : indptr[t + 1]] for t in tids]))
+            docs = have if docs is None else np.intersect1d(docs, have, assume_unique=True)
+            if not len(docs):
+                break
+        return np.arange(len(self.papers), dtype=np.int32) if docs is None else docs
+
+    def title_identity(self) -> dict[str, object]:
+        """What a title file of this index names (:mod:`retrieval.titlefile`): this build, and the
+        title rules its titles were derived by."""
+        import retrieval.text
+
+        return {"fingerprint": self.fingerprint, "built_at": self.built_at, "papers": len(self.papers),
+                "rules": retrieval.text.TITLE_RULES_VERSION}  # fmt: skip
 
     # -- container protocol --------------------------------------------------------------------
 
@@ -269,7 +374,7 @@ def build_index(
     _report_progress(progress, "tokenize", 0, n)
     for first in range(0, n, chunk_docs):
         chunk = papers[first : first + chunk_docs]
-        merger.add(tokenizer.chunk(((p.title, p.abstract) for p in chunk), keep_tokens=keep_tokens))
+        merger.add(tokenizer.chunk(((p.indexed_title, p.abstract) for p in chunk), keep_tokens=keep_tokens))
         _report_progress(progress, "tokenize", merger.n_docs, n)
     del tokenizer
     merged = merger.finish()
@@ -365,13 +470,14 @@ def _index_from_merged(
 
 
 def _loader_version() -> str:
-    """The versions of the rules that make the cached papers: the parser (fields, ids, areas) and
-    the title rules. Explicit constants, bumped when the output changes: editing the code without
-    changing what it produces (a comment, a speed-up) keeps every cache valid."""
+    """The version of the rules that make the cached papers: the parser's (fields, ids, areas). An
+    explicit constant, bumped when the output changes: editing the code without changing what it
+    produces (a comment, a speed-up) keeps every cache valid. The title rules are not part of it:
+    a cache holds no derived title (they are derived when a paper is shown), so editing them
+    rebuilds nothing."""
     from retrieval.corpus import PARSER_VERSION
-    from retrieval.text import TITLE_RULES_VERSION
 
-    return f"{PARSER_VERSION}+{TITLE_RULES_VERSION}"
+    return PARSER_VERSION
 
 
 def _settings_key(params: BM25Params, headers: Sequence[str] = ()) -> str:
@@ -527,16 +633,7 @@ def sweep_leftovers(corpus_path: Path, cache_dir: Path | None = None) -> list[Pa
     return removed
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
+_alive = process_alive
 
 
 class _Spilled:
@@ -983,6 +1080,7 @@ def open_index(
             log.warning("index cache %s is %s; rebuilding it", cache_file, exc)
     if index is not None:
         _report_progress(progress, "parse", 1, 1)
+        _watch_titles(index, cache_file)
         return index, _cached_report(index, meta, previous, cache_file, started)
 
     stats = _file_stats(files)  # before reading: a write during the build makes the cache stale
@@ -1004,7 +1102,29 @@ def open_index(
         from_cache=False,
         extra=extra,
     )
+    if extra.get("cache"):
+        _watch_titles(index, Path(str(extra["cache"])))
     return index, report
+
+
+def _watch_titles(index: Index, cache_file: Path) -> None:
+    """Attach the title file of ``index`` (see :mod:`retrieval.titlefile`), having it written first
+    when it is missing or stale."""
+    from retrieval.titlefile import ensure_titles
+
+    index.papers.attach_titles(ensure_titles(index, cache_file))
+
+
+def load_cache_file(path: Path, params: BM25Params) -> Index:
+    """The index a cache file holds, whatever corpus it was built from (no title file attached).
+
+    Raises:
+        ValueError: The file is missing, unreadable, damaged or of another version.
+    """
+    try:
+        return _load(Path(path), (), params, check_current=False)[0]
+    except _BadCache as exc:
+        raise ValueError(f"the index file {path} is {exc}") from None
 
 
 def open_current_cache(
@@ -1015,8 +1135,9 @@ def open_current_cache(
     headers: Sequence[str] = (),
 ) -> tuple[Index, IngestReport] | None:
     """The corpus's index from its cache file, as :func:`open_index` would open it, or None when that
-    would need a build (no current cache file, or the corpus cannot be read). Never builds or writes:
-    a preforking parent maps the index for its children with it (bot/supervisor.py)."""
+    would need a build (no current cache file, or the corpus cannot be read). Never builds or writes
+    the index (its title file, when missing, is written as :func:`open_index` has it written): a
+    preforking parent maps the index for its children with it (bot/supervisor.py)."""
     from retrieval.corpus import HEADER, corpus_files
 
     started = time.perf_counter()
@@ -1030,6 +1151,7 @@ def open_current_cache(
         index, meta = _load(cache_file, files, params, headers=headers)
     except (_BadCache, CorpusError, OSError):
         return None
+    _watch_titles(index, cache_file)
     return index, _cached_report(index, meta, None, cache_file, started)
 
 
@@ -1097,6 +1219,7 @@ def open_cache_file(
     if index.fingerprint != fingerprint:
         found = index.fingerprint[:12]
         raise ValueError(f"the index file {cache_file} now holds another build (fingerprint {found}…)")
+    _watch_titles(index, cache_file)
     return index, _cached_report(index, meta, previous, cache_file, started)
 
 
@@ -1191,8 +1314,7 @@ def _build_and_save(
         keep_tokens = sum(f.stat().st_size for f in files) <= _MODEL_TOKENS_MAX_BYTES
         built = build_corpus(path, (HEADER, *headers), spill=spill, postings_spill=postings,
                              keep_tokens=keep_tokens, progress=progress,
-                             worker_files=worker_files, place=place,
-                             titles=memo_path_for(cache_file) if writer is not None else None)  # fmt: skip
+                             worker_files=worker_files, place=place)  # fmt: skip
         if built.merged is None:  # pragma: no cover - build_corpus always merges
             raise RuntimeError("the build has no merged arrays")
         for fh in (spill, postings):

@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
-#: ``retrieval.text.TITLE_RULES_VERSION``, hence of the index cache key.
+#: ``retrieval.text.TITLE_RULES_VERSION``, which bench/titles.py prints with its figures.
 KEYPHRASE_VERSION = "keyphrase-2026.15"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).

@@ -25,6 +25,10 @@ class Paper:
         abstract: The abstract exactly as the source gave it (LaTeX and markdown included).
         url: Optional link given by the source.
         source: Where the paper was read, as ``"file:line"``.
+        title_derived: The source gave no title, so ``title`` was derived from the abstract
+            (:func:`retrieval.text.derive_title`). Such a title is shown, not indexed (the words are
+            the abstract's), and an index derives it when the paper is asked for, not when it is
+            built. Not part of equality: a saved snapshot of the paper equals it.
     """
 
     id: str
@@ -35,6 +39,12 @@ class Paper:
     abstract: str
     url: str | None = None
     source: str = ""
+    title_derived: bool = field(default=False, compare=False)
+
+    @property
+    def indexed_title(self) -> str:
+        """The title as the index reads it: the source's own, or ``""`` for a derived one."""
+        return "" if self.title_derived else self.title
 
     @property
     def top_area(self) -> str:

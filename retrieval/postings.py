@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import threading
 import warnings
 import zlib
@@ -391,6 +392,17 @@ class Vocabulary(Mapping[str, int]):
             memo.clear()
         memo[term] = found
         return found
+
+    def starting_with(self, prefix: str) -> list[int]:
+        """The ids of the terms that start with ``prefix`` (a scan in C of the terms' blob)."""
+        raw = _encode(prefix)
+        if not raw or b"\n" in raw:
+            return []
+        blob = self._bytes
+        pattern = re.compile(b"(?m)^" + re.escape(raw))
+        starts = np.frombuffer(self._starts, dtype=np.int64)
+        at = [m.start() for m in pattern.finditer(blob)]
+        return np.searchsorted(starts, np.asarray(at, dtype=np.int64)).tolist() if at else []
 
     def term(self, tid: int) -> str:
         """The term with id ``tid``."""

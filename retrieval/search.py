@@ -201,7 +201,7 @@ def similar(core: Postings, catalogue: Catalogue, paper_id: str, k: int = 5) -> 
     if pos is None:
         raise UnknownPaperError(str(paper_id))
     source = catalogue.papers[pos]
-    counts = Counter(t for t in tokenize(source.title + "\n" + source.abstract) if t in core.vocab)
+    counts = Counter(t for t in tokenize(source.indexed_title + "\n" + source.abstract) if t in core.vocab)
     # Positive idf (BM25Plus-style) so that common terms cannot dominate whatever the variant.
     n = len(core)
     weights = {t: c * math.log((n + 1) / max(1, core.df(t))) for t, c in counts.items()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import discord
@@ -81,7 +82,7 @@ class ClubCog(commands.Cog, name="Club"):
 
     @add.autocomplete("paper_id")
     async def _add_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return id_choices(self.services.search.paper_ids(current))
+        return id_choices(await asyncio.to_thread(self.services.search.paper_ids, current))
 
     @club.command(name="remove", description="Remove a paper from this server's reading list")
     @app_commands.describe(paper_id="A paper on the reading list (start typing to pick one)")

@@ -9,6 +9,7 @@ handler, which shows their sentence ephemerally.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 from typing import TYPE_CHECKING
@@ -118,7 +119,7 @@ class LibraryCog(commands.Cog, name="Library"):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         """Paper ids of the corpus starting with what was typed, then titles containing its words."""
-        return id_choices(self.services.search.paper_ids(current))
+        return id_choices(await asyncio.to_thread(self.services.search.paper_ids, current))
 
     async def saved_id_autocomplete(
         self, interaction: discord.Interaction, current: str

@@ -3,6 +3,8 @@ bot/services/papers.py; rendering: bot/ui/results.py)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -89,7 +91,7 @@ class SearchCog(commands.Cog, name="Search"):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         """Paper ids starting with what was typed, then titles containing its words."""
-        return id_choices(self.services.search.paper_ids(current))
+        return id_choices(await asyncio.to_thread(self.services.search.paper_ids, current))
 
     @app_commands.command(name="similar", description="Papers similar to a given paper")
     @app_commands.describe(
@@ -112,7 +114,7 @@ class SearchCog(commands.Cog, name="Search"):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         """Paper ids starting with what was typed, then titles containing its words."""
-        return id_choices(self.services.search.paper_ids(current))
+        return id_choices(await asyncio.to_thread(self.services.search.paper_ids, current))
 
 
 async def setup(bot: PaperBot) -> None:

@@ -64,7 +64,8 @@ def test_surface_bytes_read_the_words_of_any_text(text):
 
 
 def reference_arrays(papers):
-    """A plain build: per paper paper_tokens (title then abstract) and the phrase stream."""
+    """A plain build: per paper paper_tokens (its own title, none when derived, then abstract) and
+    the phrase stream."""
     vocab: dict[str, int] = {}
     docs = [paper_tokens(p) for p in papers]
     for doc in docs:
@@ -80,7 +81,7 @@ def reference_arrays(papers):
     stream: list[int] = []
     doc_start = [0]
     for p in papers:
-        for field in (p.title, p.abstract):
+        for field in (p.indexed_title, p.abstract):
             stream += [vocab[t] for t in analyze_document(field)[1]]
             stream.append(-1)
         doc_start.append(len(stream))

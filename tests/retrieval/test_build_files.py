@@ -37,8 +37,8 @@ def cache_contents(folder: Path, cache: Path) -> tuple[dict, bytes]:
     header, data_start, _ = _read_header(path)
     for key in ("built_at", "build_seconds"):
         header.pop(key)
-    left = sorted(p.name for p in cache.iterdir() if p.name != path.name + ".titles")  # its title memo
-    assert left == [path.name], "nothing else is left beside the cache"
+    left = sorted(p.name for p in cache.iterdir())
+    assert left == [path.name, path.name + ".titles"], "nothing else is left beside the cache and its titles"
     return header, path.read_bytes()[data_start:]
 
 

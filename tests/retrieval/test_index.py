@@ -246,7 +246,7 @@ def test_params_and_tokenizer_version_key_the_cache(corpus_copy, caplog, monkeyp
     assert not report.from_cache and len(warnings_of(caplog)) == 1
 
 
-def test_parser_and_title_rules_versions_key_the_cache_not_their_source(corpus_copy, monkeypatch):
+def test_the_parser_version_keys_the_cache_not_its_source_nor_the_title_rules(corpus_copy, monkeypatch):
     import retrieval.corpus
     import retrieval.text
 
@@ -260,9 +260,13 @@ def test_parser_and_title_rules_versions_key_the_cache_not_their_source(corpus_c
 
     monkeypatch.setattr(Path, "read_bytes", no_source_reads)
     assert open_index(corpus_copy)[1].from_cache
+    # A cache holds no derived title: new title rules rebuild nothing, and the papers show theirs.
     monkeypatch.setattr(retrieval.text, "TITLE_RULES_VERSION", "titles-test-changed")
-    assert not open_index(corpus_copy)[1].from_cache
-    assert open_index(corpus_copy)[1].from_cache
+    monkeypatch.setattr(retrieval.text, "derive_title", lambda abstract: "New rules: " + abstract[:20])
+    again, report = open_index(corpus_copy)
+    assert report.from_cache
+    assert again.papers[0].title == "New rules: " + again.papers[0].abstract[:20]
+    assert again.papers.title(1) == "New rules: " + again.papers[1].abstract[:20]
     monkeypatch.setattr(retrieval.corpus, "PARSER_VERSION", "parser-test-changed")
     assert not open_index(corpus_copy)[1].from_cache
 
