@@ -37,7 +37,7 @@ import statistics
 import time
 from pathlib import Path
 
-from retrieval.text import ELLIPSIS, derive_title, strip_markup
+from retrieval.text import ELLIPSIS, derive_title, strip_markup, title_rules_version
 from retrieval.tokenize import tokenize
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "iclr2024"
@@ -137,6 +137,7 @@ def main() -> None:
     args = parser.parse_args()
     pairs = load(args.data)
     m = measure(pairs)
+    print(f"title rules {title_rules_version()}")
     report("ICLR 2024", m)
     if args.split:
         for label, half in (("even (tuning)", pairs[0::2]), ("odd (held out)", pairs[1::2])):

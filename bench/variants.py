@@ -3,9 +3,9 @@
 * **SciFact** (BEIR, 5,183 abstracts, 300 test queries with judgments): nDCG@10 and Recall@100,
   documents ``title + text``, as bench/scifact.py scores it.
 * **ICLR 2024 known-item search**: the 1,996 title-less abstracts of
-  ``../shared/corpora/iclr2024/abstracts.txt`` loaded as paperbot loads a corpus (derived titles
-  included), queried with each paper's real title from ``papers.jsonl`` (a user looking for a paper
-  they know). MRR@10 and the share found in the top 10.
+  ``../shared/corpora/iclr2024/abstracts.txt`` loaded as paperbot loads a corpus (their derived
+  titles are shown, not indexed), queried with each paper's real title from ``papers.jsonl`` (a
+  user looking for a paper they know). MRR@10 and the share found in the top 10.
 
 Both use the engine's ranking (``retrieval.search.rank``, its hit rule included) with rank-bm25's
 parameters: BM25Okapi k1=1.5 b=0.75 epsilon=0.25 and BM25Plus k1=1.5 b=0.75 delta=1.
