@@ -7,8 +7,9 @@ catalogue of a million papers creates no per-paper Python object:
 * ``paper_text`` — one UTF-8 blob holding, per paper, its title, authors (joined by U+001F),
   abstract, url and source; ``paper_offsets[5 * i + f]`` is where field ``f`` of paper ``i``
   starts; ``paper_flags`` bit 0 is ``et_al``, bit 1 "has a url", bit 2 "the title is derived": the
-  source gave none, the field is empty and :class:`PaperTable` derives the title from the abstract
-  when the paper is asked for (an index holds no derived title: building one derives none). The ids
+  source gave none, the field is empty and :class:`PaperTable` reads the title from the index's
+  title file (:mod:`retrieval.titlefile`), or derives it from the abstract until that file is
+  written (an index holds no derived title: building one derives none). The ids
   have a blob of their own (``id_text``/``id_offsets``), so listing every id reads a few MB, not
   every abstract's page.
 * ``doc_area`` — per paper, its area's number in ``area_names`` (kept in the file's header).
@@ -473,6 +474,11 @@ class PaperTable(Sequence[Paper]):
         """The abstract of paper ``i``."""
         return self._field(i, 2)
 
+    def derived_title_known(self, i: int) -> bool:
+        """Whether paper ``i``'s derived title is at hand without deriving it (in the title file, or
+        derived before and kept)."""
+        return i in self._derived or self.title_file() is not None
+
     def derived_count(self) -> int:
         """How many papers' titles are derived from their abstracts."""
         return int(np.count_nonzero(np.bitwise_and(self._flags, _DERIVED))) if self._n else 0
@@ -686,11 +692,6 @@ class Catalogue:
         """The paper with this id (exact match first, then case-insensitive), or None."""
         pos = self.position(paper_id)
         return None if pos is None else self.papers[pos]
-
-    def any_derived(self) -> bool:
-        """Whether any paper's title is derived from its abstract (see :class:`PaperTable`)."""
-        flags = self._arrays["paper_flags"]
-        return bool(len(flags)) and bool(np.bitwise_and(flags, _DERIVED).any())
 
     def complete_ids(
         self, prefix: str, limit: int = 25, titles: tuple[memoryview, np.ndarray] | None = None

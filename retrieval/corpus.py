@@ -1249,11 +1249,6 @@ def own_title(record: _Record) -> str:
     return " ".join(latex_to_display(record.title).split()) if record.title else ""
 
 
-def title_of(record: _Record) -> str:
-    """A record's display title: its own (LaTeX made readable), else one derived from the abstract."""
-    return own_title(record) or derive_title(record.abstract)
-
-
 def load_corpus(path: str | os.PathLike[str], headers: Sequence[str] = (HEADER,)) -> Corpus:
     """Parse every file of a corpus into distinct papers.
 

@@ -19,6 +19,7 @@ detected on open and rebuilt, with one warning. The large arrays are checked for
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -191,7 +192,7 @@ class Index:
             return self.catalogue.complete_ids(prefix, limit, (title_file.fold, title_file.fold_starts))
         found = self.catalogue.complete_ids(prefix, limit)
         words = (prefix or "").strip().casefold().split()
-        if len(found) >= limit or not words or not self._any_derived():
+        if len(found) >= limit or not words or not self._any_derived:
             return found
         papers = self.papers
         seen = {pid for pid, _ in found}
@@ -201,9 +202,8 @@ class Index:
             doc = int(doc)
             if not papers.title_is_derived(doc) or papers.id(doc) in seen:
                 continue
-            known = doc in papers._derived
+            derived += not papers.derived_title_known(doc)
             title = papers.title(doc)
-            derived += not known
             folded = title.casefold()
             if all(start.search(folded) for start in starts):
                 found.append((papers.id(doc), title))
@@ -213,12 +213,10 @@ class Index:
                 break
         return found
 
+    @functools.cached_property
     def _any_derived(self) -> bool:
         """Whether any paper's title is derived (read once)."""
-        known = self.__dict__.get("_has_derived")
-        if known is None:
-            known = self.__dict__["_has_derived"] = self.catalogue.any_derived()
-        return bool(known)
+        return self.papers.derived_count() > 0
 
     def _candidates(self, words: Sequence[str]) -> np.ndarray:
         """The papers (ascending) holding, for every typed word of 3 or more letters (a stopword and
@@ -473,8 +471,8 @@ def _loader_version() -> str:
     """The version of the rules that make the cached papers: the parser's (fields, ids, areas). An
     explicit constant, bumped when the output changes: editing the code without changing what it
     produces (a comment, a speed-up) keeps every cache valid. The title rules are not part of it:
-    a cache holds no derived title (they are derived when a paper is shown), so editing them
-    rebuilds nothing."""
+    a cache holds no derived title (they are in a file beside it, see :mod:`retrieval.titlefile`,
+    which names the rules' version), so editing them rebuilds no index."""
     from retrieval.corpus import PARSER_VERSION
 
     return PARSER_VERSION
@@ -606,7 +604,7 @@ def sweep_leftovers(corpus_path: Path, cache_dir: Path | None = None) -> list[Pa
             continue
         for path in entries:
             match = _TMP_RE.search(path.name)
-            if match and _alive(int(match.group(1))):
+            if match and process_alive(int(match.group(1))):
                 continue  # another process is writing it now
             try:
                 path.unlink()
@@ -631,9 +629,6 @@ def sweep_leftovers(corpus_path: Path, cache_dir: Path | None = None) -> list[Pa
     for path in removed:
         log.warning("removed %s, left behind by an interrupted index build", path)
     return removed
-
-
-_alive = process_alive
 
 
 class _Spilled:

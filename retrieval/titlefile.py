@@ -81,10 +81,6 @@ def title_file_path(cache_file: Path) -> Path:
     return cache_file.with_name(cache_file.name + TITLES_SUFFIX)
 
 
-def _identity(index: Index) -> dict[str, object]:
-    return index.title_identity()
-
-
 class TitleFile:
     """An open (memory-mapped) title file: ``title(i)`` and the case-folded blob for autocomplete."""
 
@@ -241,25 +237,29 @@ def write_title_file(
         "fold_starts": _starts(fold),
         "fold": np.frombuffer(b"".join(fold), dtype=np.uint8),
     }
+    # The data: each array, then zeros to the next 64-byte boundary; written (and its CRC taken)
+    # array by array, with no copy of the whole.
     sections: dict[str, dict[str, object]] = {}
-    at = 0
+    pieces: list[memoryview | bytes] = []
+    at = data_crc = 0
     for name in _SECTIONS:
         arr = arrays[name]
         sections[name] = {"dtype": arr.dtype.str, "count": len(arr), "offset": at}
-        at = -(-(at + arr.nbytes) // _ALIGN) * _ALIGN
-    data = bytearray(at)
-    for name in _SECTIONS:
-        arr, start = arrays[name], int(sections[name]["offset"])  # type: ignore[call-overload]
-        data[start : start + arr.nbytes] = arr.tobytes()
-    header = dict(_identity(index), format=_FORMAT, sections=sections, data_bytes=len(data),
-                  data_crc=zlib.crc32(data))  # fmt: skip
+        end = -(-(at + arr.nbytes) // _ALIGN) * _ALIGN
+        for piece in (memoryview(arr).cast("B"), bytes(end - at - arr.nbytes)):
+            data_crc = zlib.crc32(piece, data_crc)
+            pieces.append(piece)
+        at = end
+    header = dict(index.title_identity(), format=_FORMAT, sections=sections, data_bytes=at,
+                  data_crc=data_crc)  # fmt: skip
     raw = json.dumps(header).encode("utf-8")
     prefix = _MAGIC + np.array([len(raw), zlib.crc32(raw)], dtype="<u8").tobytes()
     pad = b"\0" * (-(-(_PREFIX + len(raw)) // _ALIGN) * _ALIGN - _PREFIX - len(raw))
     try:
         with tmp.open("wb") as fh:
             fh.write(prefix + raw + pad)
-            fh.write(data)
+            for piece in pieces:
+                fh.write(piece)
             fh.flush()
             os.fsync(fh.fileno())
         if still_current is not None and not still_current():
@@ -307,7 +307,7 @@ def ensure_titles(index: Index, cache_file: Path, *, background: bool = True) ->
     ``background`` is False), else by ``python -m retrieval.titlewriter`` in the background. A file
     that cannot be written (a read-only folder) leaves titles derived when shown; never raises."""
     path = title_file_path(cache_file)
-    watch = TitleWatch(path, _identity(index))
+    watch = TitleWatch(path, index.title_identity())
     if watch.get() is not None:
         return watch
     papers = index.papers
