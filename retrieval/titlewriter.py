@@ -16,12 +16,12 @@ from retrieval.titlefile import TitleFile, title_file_path, write_title_file
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the title file of the cache file ``CACHE``; 0 when it is written (or already whole)."""
+    """Write the title file of the cache file ``CACHE``; 0 when it is written (or already whole). The
+    process started as ``python -m retrieval.titlewriter`` lowers its own priority first; a caller
+    of this function keeps its own."""
     parser = argparse.ArgumentParser(prog="python -m retrieval.titlewriter")
     parser.add_argument("cache")
     args = parser.parse_args(argv)
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)  # background work: the bot serving the index comes first
     cache_file = Path(args.cache)
     path = title_file_path(cache_file)
     try:
@@ -46,4 +46,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)  # background work: the bot serving the index comes first (the process, not main())
     raise SystemExit(main())
