@@ -226,9 +226,10 @@ def main() -> None:
     print(f"best phrase of the abstract (oracle)   {summary(oracle)}")
 
     rows = [read[i].features(df, len(pairs)) for i in range(len(pairs))]
+    real_tokens = [set(tokenize(real)) for real, _ in pairs]
     labels = [
-        np.array([k in set(tokenize(real)) for k in keys], dtype=float)
-        for (keys, _), (real, _) in zip(rows, pairs, strict=True)
+        np.array([k in real for k in keys], dtype=float)
+        for (keys, _), real in zip(rows, real_tokens, strict=True)
     ]
     train = [i for i in range(len(pairs)) if i % 2 == 0 and len(rows[i][0])]
     x = np.vstack([rows[i][1] for i in train])
