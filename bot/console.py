@@ -8,7 +8,7 @@ to press one. You own the application here, so ``/admin`` commands work too.
 
 Lines::
 
-    /search sparse autoencoders limit:3      free text fills the first required option
+    /search sparse autoencoders limit:3      words fill the required options, in order
     /save 1a2b3c4d list:"to read"            name:value or name:"multi word" for the others
     /admin reindex                           subcommands (and groups) by name
     @bot what is RLHF?                       a mention (answered as a reply)
@@ -70,8 +70,11 @@ Type a slash command as you would in Discord, e.g.
   <number>           press the numbered button or select option of the last message
   help               this help and the list of commands
   quit               leave (end of input works too)
-Free text fills the command's first required option; other options are name:value or name:"two words",
-and text after a text option belongs to it, as in Discord ("phrases" keep their quotes in a query).
+Words that are not name:value fill the command's required options in order: one word each, or all of
+them when one option is required (/list move <id> <to>, /search <query>). Other options are name:value or
+name:"two words"; text after a text option belongs to it, as in Discord, unless a required option still
+needs it ("phrases" keep their quotes in a query). When the words could be read two ways, the reply
+shows the line to type.
 """
 SYNC_OFFLINE = (
     "The console is offline: there are no Discord commands to sync here. Run /admin sync in Discord."
@@ -83,6 +86,9 @@ CONSOLE_USER_ID = 1200000000000000001
 #: The one server the console's user is in, and owns (Manage Server): /club works there.
 CONSOLE_GUILD_ID = 1300000000000000001
 
+#: How a boolean option may be typed (Discord's client offers True and False).
+_TRUE = frozenset({"true", "yes", "y", "on", "1"})
+_FALSE = frozenset({"false", "no", "n", "off", "0"})
 _MENTION = re.compile(r"^@\S*\s*(.*)$", re.S)
 # A word: runs of plain characters and "double-quoted" stretches (an unclosed quote runs to the end).
 _TOKEN = re.compile(r'(?:[^\s"]+|"[^"]*"?)+')
@@ -272,11 +278,15 @@ class Console:
             path.append(tokens.pop(0).lower())
             command = child
         params = {p.display_name: p for p in command.parameters}
-        first = next((p.display_name for p in command.parameters if p.required), None)
+        required = [p.display_name for p in command.parameters if p.required]
+        first = required[0] if required else None
         raw: dict[str, str] = {}
-        free: list[str] = []
+        # Words that are not name:value, by their place in the line: free ones, and those that followed
+        # a text option's value (which, as in Discord, belong to it unless a required option needs them).
+        free: list[tuple[int, str]] = []
+        tails: dict[str, list[tuple[int, str]]] = {}
         last: str | None = None
-        for token in tokens:
+        for place, token in enumerate(tokens):
             key, sep, value = token.partition(":")
             if sep and key not in params and key.isidentifier():
                 # "fromat:bib" is a typo for an option, not text to put in another option.
@@ -285,29 +295,50 @@ class Console:
                     raise ValueError(f"/{' '.join(path)} has no option {key!r}: did you mean {close[0]}:?")
             if sep and key in params:
                 raw[key] = value
+                tails[key] = []
                 last = key
             elif last is not None and params[last].type is discord.AppCommandOptionType.string:
-                # As in Discord, what follows a text option belongs to it until the next option:
                 # query:"reward model" -quantum is the query "reward model" -quantum.
-                raw[last] += " " + token
+                tails[last].append((place, token))
             else:
-                free.append(token)
+                free.append((place, token))
+        missing = [name for name in required if name not in raw]
+        if len(free) < len(missing):
+            # The help's rule first: words that are not name:value fill the required options, in order
+            # (/search author:王小明 translation searches "translation" by 王小明).
+            free = sorted(free + [word for key in tails for word in tails[key]])
+            tails = {key: [] for key in tails}
+        for key, words in tails.items():
+            raw[key] = " ".join([raw[key], *(token for _, token in words)])
+        words = [token for _, token in free]
+        if missing and len(words) == len(missing):
+            raw.update(zip(missing, words, strict=True))
+        elif len(missing) == 1 and words:
+            raw[missing[0]] = " ".join(words)
+        elif missing and len(words) > len(missing):
+            # Which words belong to which option cannot be known: show the line to type.
+            guess = dict(raw, **dict(zip(missing, words, strict=False)))
+            guess[missing[-1]] = " ".join(words[len(missing) - 1 :])
+            raise ValueError(
+                f"/{' '.join(path)}: which words are {_names(missing)}? Quote a value of several words, "
+                f"or type {_form(path, command, guess)}"
+            )
+        elif missing:
+            raw.update(zip(missing, words, strict=False))
+            needed = [name for name in missing if name not in raw]
+            option = "option" if len(needed) == 1 else "options"
+            form = _form(path, command, raw)
+            raise ValueError(f"/{' '.join(path)} needs the {option} {_names(needed)}: type {form}")
+        elif words:
+            target = next((p.display_name for p in command.parameters if p.display_name not in raw), None)
+            if target is None:
+                raise ValueError(f"/{' '.join(path)} takes no more text: {' '.join(words)!r}")
+            raw[target] = " ".join(words)
         options: dict[str, Any] = {}
         for key, value in raw.items():
             if key != first and len(value) >= 2 and value[0] == value[-1] == '"' and '"' not in value[1:-1]:
                 value = value[1:-1]  # area:"Reinforcement Learning"; the query keeps its "phrase"
             options[key] = self.convert(params[key], value)
-        if free:
-            target = next(
-                (p for p in command.parameters if p.required and p.display_name not in options), None
-            )
-            target = target or next((p for p in command.parameters if p.display_name not in options), None)
-            if target is None:
-                raise ValueError(f"/{' '.join(path)} takes no more text: {' '.join(free)!r}")
-            options[target.display_name] = self.convert(target, " ".join(free))
-        missing = [p.display_name for p in command.parameters if p.required and p.display_name not in options]
-        if missing:
-            raise ValueError(f"/{' '.join(path)} needs {', '.join(missing)}")
         return " ".join(path), options
 
     def convert(self, param: app_commands.Parameter, value: str) -> Any:
@@ -336,7 +367,11 @@ class Console:
         if kind is discord.AppCommandOptionType.number:
             return float(value)
         if kind is discord.AppCommandOptionType.boolean:
-            return value.strip().lower() in {"1", "true", "yes", "y", "on"}
+            typed = value.strip().lower()
+            if typed in _TRUE or typed in _FALSE:
+                return typed in _TRUE
+            allowed = "true or false (or yes/no, on/off, 1/0)"
+            raise ValueError(f"{param.display_name} must be {allowed}, got {value!r}")
         if kind is discord.AppCommandOptionType.attachment:
             path = Path(value).expanduser()
             try:
@@ -691,6 +726,28 @@ class Console:
         for placeholder, options in selects.items():
             lines += [placeholder, *options]
         return lines
+
+
+def _names(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
+def _form(path: list[str], command: app_commands.Command[Any, ..., Any], values: dict[str, str]) -> str:
+    """The command line to type: every given or required option as name:value, in the command's order
+    (a value of several words in quotes, a missing one as name:<name>)."""
+    parts = [f"/{' '.join(path)}"]
+    for param in command.parameters:
+        name = param.display_name
+        value = values.get(name)
+        if value is None:
+            if param.required:
+                parts.append(f"{name}:<{name}>")
+            continue
+        if any(c.isspace() for c in value) and not (value[:1] == value[-1:] == '"' and len(value) > 1):
+            value = f'"{value}"'
+        parts.append(f"{name}:{value}")
+    return " ".join(parts)
 
 
 def pager(index: int, pages: int, goto: Callable[[int], Awaitable[None]]) -> list[Control]:

@@ -79,7 +79,7 @@ def test_help_unknown_and_bad_lines_keep_the_session(settings_factory):
     assert "no command /nosuch" in out
     assert "start with /" in out
     assert "whole number" in out
-    assert "needs id" in out
+    assert "/paper needs the option id: type /paper id:<id>" in out
     assert "Search “x”" not in out  # nothing runs after quit
 
 
@@ -340,3 +340,84 @@ def test_the_readme_example_is_what_the_console_prints(settings_factory):
     code, out = console(settings_factory(), first.removeprefix("paperbot> ") + "\n")
     assert code == 0
     assert out.rstrip("\n") == shown.rstrip("\n")
+
+
+# -- issue 30: arguments, booleans, suggestions ----------------------------------------------------
+
+
+def parsed(settings_factory, line: str) -> tuple[str, dict]:
+    from bot.console import Console
+
+    return Console(settings_factory(), io.StringIO(), io.StringIO()).parse(line.removeprefix("/"))
+
+
+@pytest.mark.parametrize(
+    ("line", "command", "options"),
+    [
+        # words that are not name:value fill the required options in order (item 4)
+        ("/search author:王小明 translation", "search", {"query": "translation", "author": "王小明"}),
+        ("/list move y13x62p7 done", "list move", {"id": "y13x62p7", "to": "done"}),
+        ('/list move y13x62p7 "to read"', "list move", {"id": "y13x62p7", "to": "to read"}),
+        ("/list move y13x62p7 from:a done", "list move", {"id": "y13x62p7", "to": "done", "from": "a"}),
+        ("/list move id:y13x62p7 done", "list move", {"id": "y13x62p7", "to": "done"}),
+        ("/list rename old new", "list rename", {"old": "old", "new": "new"}),
+        # one required option takes every word, and a text option what follows it, as before
+        ("/search reward models limit:3", "search", {"query": "reward models", "limit": 3}),
+        ('/search query:"reward model" -quantum', "search", {"query": '"reward model" -quantum'}),
+        ("/search learning author:Ada Lovelace", "search", {"query": "learning", "author": "Ada Lovelace"}),
+        ("/save y13x62p7 note:read the appendix", "save", {"id": "y13x62p7", "note": "read the appendix"}),
+        ("/saved to read", "saved", {"list": "to read"}),
+    ],
+)
+def test_words_fill_the_required_options_in_order(settings_factory, line, command, options):
+    assert parsed(settings_factory, line) == (command, options)
+
+
+@pytest.mark.parametrize(
+    ("line", "form"),
+    [
+        # two list names of several words: which words are which cannot be known, so say how to type it
+        ("/list rename to read done", '/list rename old:to new:"read done"'),
+        ("/list move y13x62p7", "/list move id:y13x62p7 to:<to>"),
+        ("/list rename", "/list rename old:<old> new:<new>"),
+    ],
+)
+def test_an_ambiguous_or_short_line_is_told_the_exact_form(settings_factory, line, form):
+    with pytest.raises(ValueError) as info:
+        parsed(settings_factory, line)
+    assert f"type {form}" in str(info.value)
+
+
+def test_item_4_lines_run_in_the_console(settings_factory):
+    code, out = console(
+        settings_factory(),
+        "/save y13x62p7\n/list move y13x62p7 done\n/search author:Koirala policy\n",
+    )
+    assert code == 0
+    assert "needs" not in out
+    assert "Moved " in out and "to “done”" in out
+    assert "Search “policy”" in out and "author: Koirala" in out
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "ja", "truee"])
+def test_an_unknown_boolean_is_an_error_naming_the_allowed_values(settings_factory, value):
+    with pytest.raises(ValueError) as info:
+        parsed(settings_factory, f"/search reward public:{value}")
+    message = str(info.value)
+    assert "public must be true or false" in message and repr(value) in message
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("true", True), ("False", False), ("yes", True), ("no", False), ("1", True), ("0", False), ("on", True)],
+)
+def test_booleans_discord_would_send(settings_factory, value, expected):
+    assert parsed(settings_factory, f"/search reward public:{value}")[1]["public"] is expected
+
+
+def test_a_lone_quote_gets_no_suggestion_that_fails_again(settings_factory):
+    code, out = console(settings_factory(), '/search "\n/search """\n/search models "\n')
+    assert code == 0
+    assert "is never closed" in out
+    assert 'Try: ""' not in out and "Try: \"\"\"\"" not in out
+    assert out.count("Try:") == 1 and "Try: `models`" in out
