@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 USAGE = """\
 paperbot run [--processes N]      start the Discord bot (needs DISCORD_TOKEN); N forked shard processes
-paperbot console                  the bot's commands offline, in this terminal
+paperbot console [--out FOLDER]   the bot's commands offline, in this terminal (/export saves to FOLDER)
 paperbot search QUERY [...]       ranked papers (--json, --top K, --queries FILE)
 paperbot ask QUESTION [...]       an extractive answer with citations
 paperbot index                    (re)build the index and print the ingest report
@@ -88,6 +88,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog=f"paperbot {command}")
     _common(parser)
+    if command == "console":
+        parser.add_argument(
+            "--out",
+            metavar="FOLDER",
+            help="where /export saves its files (default: the working folder; made if missing)",
+        )
     if command == "run":
         parser.add_argument(
             "--processes",
@@ -109,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         setup_logging(settings.log_level if args.log_level else "WARNING")
         from bot.console import run_console
 
-        return run_console(settings)
+        return run_console(settings, out_dir=args.out)
 
     setup_logging(settings.log_level)
     if settings.processes > 1:

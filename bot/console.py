@@ -12,6 +12,8 @@ Lines::
     /save 1a2b3c4d list:"to read"            name:value or name:"multi word" for the others
     /admin reindex                           subcommands (and groups) by name
     @bot what is RLHF?                       a mention (answered as a reply)
+    /export json                             saved in the --out folder (default: the working folder)
+    /import paperbot-all.json                a path (relative: to the working or the --out folder)
     2                                        press control [2] of the last message
     help | quit (or end of input)
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
+import itertools
 import logging
 import re
 import sys
@@ -116,6 +119,8 @@ class Message:
     edited: bool = False
     controls: list[Control] = field(default_factory=list)
     file: tuple[str, bytes] | None = None
+    #: Where the console saved ``file`` (an export), to say so under it.
+    saved_to: Path | None = None
 
 
 def slash_commands() -> dict[str, app_commands.Command[Any, ..., Any] | app_commands.Group]:
@@ -144,8 +149,12 @@ def leaf_commands() -> Iterator[app_commands.Command[Any, ..., Any]]:
 class Console:
     """The read-eval-print loop over the services."""
 
-    def __init__(self, settings: Settings, stdin: IO[str], stdout: IO[str]) -> None:
+    def __init__(
+        self, settings: Settings, stdin: IO[str], stdout: IO[str], *, out_dir: str | Path | None = None
+    ) -> None:
         self.settings = settings
+        #: Where /export saves its files (``paperbot console --out``; default: the working folder).
+        self.out_dir = Path(out_dir).expanduser() if out_dir is not None else Path.cwd()
         self.stdin = stdin
         self.out = stdout
         self.interactive = stdin.isatty()
@@ -231,6 +240,11 @@ class Console:
         """Run one input line."""
         if line.lower() in {"help", "?", "/help"}:
             self.write(HELP)
+            folder = _shown(self.out_dir) if self.out_dir != Path.cwd() else "this folder"
+            self.write(
+                f"/export saves its file in {folder} (paperbot console --out FOLDER picks another); "
+                "/import <path> reads a .json export back.\n"
+            )
             self.write(self.command_list())
             return
         if line.isdigit():
@@ -373,11 +387,7 @@ class Console:
             allowed = "true or false (or yes/no, on/off, 1/0)"
             raise ValueError(f"{param.display_name} must be {allowed}, got {value!r}")
         if kind is discord.AppCommandOptionType.attachment:
-            path = Path(value).expanduser()
-            try:
-                return path.name, path.read_bytes()
-            except OSError as exc:
-                raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+            return self.local_file(value)
         if param.choices:
             typed = value.strip().lower()
             for choice in param.choices:
@@ -390,6 +400,20 @@ class Console:
             names = ", ".join(str(c.value) for c in param.choices)
             raise ValueError(f"{param.display_name} must be one of {names}")
         return value
+
+    def local_file(self, typed: str) -> Path:
+        """The file a path names (an attachment option): as typed, else relative to the working folder,
+        else to the export folder (where /export saved it)."""
+        text = typed.strip()
+        if len(text) >= 2 and text[0] == text[-1] == '"':
+            text = text[1:-1]
+        path = Path(text).expanduser()
+        candidates = [path] if path.is_absolute() else [Path.cwd() / path, self.out_dir / path]
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            where = " or ".join(_shown(c.parent) for c in dict.fromkeys(candidates))
+            raise ValueError(f"cannot read {text}: no such file in {where}")
+        return found
 
     def command_list(self) -> str:
         """Every command with its options, for ``help``."""
@@ -570,15 +594,21 @@ class Console:
         else:
             result = await self.s.transfer.export(self.user_id, o["format"], o.get("list"))
         if isinstance(result, ExportFile):
-            self.show(Message(result.text, file=(result.filename, result.data)))
+            # Offline there is nobody to hand the file to: it is saved, never over an earlier one.
+            saved = await asyncio.to_thread(_save_new, self.out_dir, result.filename, result.data)
+            self.show(Message(result.text, file=(result.filename, result.data), saved_to=saved))
         else:
             self.notice(result)
 
     async def import_(self, o: dict[str, Any]) -> None:
-        filename, data = o["file"]
+        path: Path = o["file"]
         transfer = self.s.transfer
-        refused = transfer.check_import(filename, len(data))
-        self.notice(refused or await transfer.import_json(self.user_id, data, o.get("list")))
+        refused = transfer.check_import(path.name, (await asyncio.to_thread(path.stat)).st_size)
+        if refused is not None:
+            self.notice(refused)
+            return
+        data = await asyncio.to_thread(path.read_bytes)
+        self.notice(await transfer.import_json(self.user_id, data, o.get("list")))
 
     # -- commands: administration (the console's user owns the application) ----------------------
 
@@ -683,7 +713,10 @@ class Console:
             lines += self.render_embed(embed.to_dict())
         if message.file is not None:
             filename, data = message.file
-            lines.append(f"📎 {filename} ({len(data)} bytes)")
+            where = f" saved as {_shown(message.saved_to)}" if message.saved_to is not None else ""
+            lines.append(f"📎 {filename} ({len(data):,} bytes){where}")
+            if message.saved_to is not None and message.saved_to.suffix == ".json":
+                lines.append(f"   /import {_shown(message.saved_to)} reads it back")
             text = data.decode("utf-8", "replace").splitlines()
             lines += [f"   {line}" for line in text[:8]] + (["   …"] if len(text) > 8 else [])
         lines += self.render_controls(message.controls)
@@ -748,6 +781,30 @@ def _form(path: list[str], command: app_commands.Command[Any, ..., Any], values:
             value = f'"{value}"'
         parts.append(f"{name}:{value}")
     return " ".join(parts)
+
+
+def _save_new(folder: Path, filename: str, data: bytes) -> Path:
+    """Write ``data`` to ``folder/filename`` (the folder made if missing), or to ``name-2.ext``,
+    ``name-3.ext``… when that file exists: an export never replaces an earlier one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem, suffix = Path(filename).stem, Path(filename).suffix
+    for n in itertools.count(1):
+        path = folder / (filename if n == 1 else f"{stem}-{n}{suffix}")
+        try:
+            with path.open("xb") as handle:  # "x": fails rather than replace a file made meanwhile
+                handle.write(data)
+        except FileExistsError:
+            continue
+        return path
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _shown(path: Path) -> str:
+    """A path as the user can type it back: relative to the working folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def pager(index: int, pages: int, goto: Callable[[int], Awaitable[None]]) -> list[Control]:
@@ -824,11 +881,20 @@ async def _readline(stream: IO[str]) -> str:
     return await future
 
 
-def run_console(settings: Settings, *, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Run the offline console until ``quit`` or end of input; 0 on success, 2 if it cannot start."""
+def run_console(
+    settings: Settings,
+    *,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    out_dir: str | Path | None = None,
+) -> int:
+    """Run the offline console until ``quit`` or end of input; 0 on success, 2 if it cannot start.
+
+    ``out_dir``: where /export saves its files (default: the working folder).
+    """
     # One person at a keyboard (or a script of commands): nothing is rate-limited here.
     settings = dataclasses.replace(settings, cooldown_per=0.0)
-    console = Console(settings, stdin or sys.stdin, stdout or sys.stdout)
+    console = Console(settings, stdin or sys.stdin, stdout or sys.stdout, out_dir=out_dir)
     try:
         return asyncio.run(console.run())
     except KeyboardInterrupt:

@@ -77,8 +77,8 @@ def _keep_logging(monkeypatch):
 def test_console_dispatch_calls_run_console(monkeypatch, tmp_path):
     seen = {}
 
-    def fake_console(settings):
-        seen["settings"] = settings
+    def fake_console(settings, out_dir=None):
+        seen["settings"], seen["out_dir"] = settings, out_dir
         return 0
 
     import bot.console
@@ -86,7 +86,9 @@ def test_console_dispatch_calls_run_console(monkeypatch, tmp_path):
     monkeypatch.setattr(bot.console, "run_console", fake_console)
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
     assert cli.main(["console", "--database", str(tmp_path / "x.db")]) == 0
-    assert seen["settings"].database_path == tmp_path / "x.db"
+    assert seen["settings"].database_path == tmp_path / "x.db" and seen["out_dir"] is None
+    assert cli.main(["console", "--out", str(tmp_path / "exports")]) == 0
+    assert seen["out_dir"] == str(tmp_path / "exports")
 
 
 def test_run_dispatch_calls_run_bot(monkeypatch, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import signal
 import subprocess
@@ -26,9 +27,12 @@ def console_env(tmp_path) -> dict[str, str]:
     return env
 
 
-def console(settings, text: str) -> tuple[int, str]:
+def console(settings, text: str, out_dir=None) -> tuple[int, str]:
+    """Run the console on ``text``; exports go to ``out_dir`` (default: the test's database folder, a
+    temporary one), never to the working folder of the test run."""
     out = io.StringIO()
-    code = run_console(settings, stdin=io.StringIO(text), stdout=out)
+    folder = out_dir if out_dir is not None else settings.database_path.parent
+    code = run_console(settings, stdin=io.StringIO(text), stdout=out, out_dir=folder)
     return code, out.getvalue()
 
 
@@ -76,6 +80,7 @@ def test_help_unknown_and_bad_lines_keep_the_session(settings_factory):
     )
     assert code == 0
     assert "/search <query>" in out
+    assert "/export saves its file in" in out and "--out FOLDER" in out and "/import <path>" in out
     assert "no command /nosuch" in out
     assert "start with /" in out
     assert "whole number" in out
@@ -98,8 +103,8 @@ def test_corrupt_database_exits_2(settings_factory, tmp_path, capsys):
 def test_cli_console_subprocess(tmp_path):
     env = console_env(tmp_path)
     result = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "console"],
-        input="/search reward models\n",
+        [sys.executable, "-m", "bot.cli", "console", "--out", "exports"],
+        input="/search reward models\n/save y13x62p7\n/export md\n",
         env=env,
         capture_output=True,
         text=True,
@@ -108,6 +113,8 @@ def test_cli_console_subprocess(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "Search “reward models”" in result.stdout
+    assert "saved as exports/paperbot-all.md" in result.stdout  # --out, shown as typed from here
+    assert "y13x62p7" in (tmp_path / "exports" / "paperbot-all.md").read_text(encoding="utf-8")
 
 
 def test_terminal_text_renders_discord_markdown():
@@ -208,35 +215,50 @@ def test_the_console_runs_without_a_fake_discord(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
-def test_import_from_a_local_file_and_confirmations(settings_factory, tmp_path):
+def test_export_writes_the_file_and_import_reads_it_back_offline(settings_factory, tmp_path):
+    """Issue 30 item 3: /export saves the file (in the folder the console was given) and says where;
+    /import reads it back from that path: a round trip with no Discord."""
     settings = settings_factory()
-    code, out = console(settings, "/search reward models limit:1\n2\n/export format:json\n")
-    assert code == 0
-    exported = tmp_path / "mine.json"
-    assert '📎 paperbot-all.json' in out and '"format": "paperbot.saved"' in out  # a preview of the file
-    # The console only previews the file; write the same export through the service to import it back.
-    import asyncio
-
-    from bot.services.registry import open_services
-
-    async def export_file():
-        services = await open_services(settings)
-        try:
-            result = await services.transfer.export(1200000000000000001, "json")
-            exported.write_bytes(result.data)
-        finally:
-            await services.close()
-
-    asyncio.run(export_file())
+    folder = tmp_path / "exports"
     code, out = console(
-        settings, f"/import file:{exported} list:copy\n/list delete copy\n2\n/list delete copy\n1\n/lists\n"
+        settings, "/save y13x62p7 note:read the appendix\n/save tq1rsx2h list:theory\n/export json\n", folder
     )
     assert code == 0
+    saved = folder / "paperbot-all.json"
+    assert saved.is_file()
+    assert f"📎 paperbot-all.json ({saved.stat().st_size:,} bytes) saved as {saved}" in out
+    assert f"/import {saved} reads it back" in out
+    exported = json.loads(saved.read_text(encoding="utf-8"))
+    assert {item["id"] for lst in exported["lists"] for item in lst["items"]} >= {"y13x62p7"}
+
+    # A second export never overwrites the first; a .bib is saved too (and is not offered to /import).
+    code, out = console(settings, "/export json\n/export bib\n", folder)
+    assert (folder / "paperbot-all-2.json").is_file() and (folder / "paperbot-all.bib").is_file()
+    assert "saved as" in out and "/import" in out.split("paperbot-all.bib", 1)[0]
+    assert "reads it back" not in out.split("paperbot-all.bib", 1)[1]
+
+    code, out = console(settings, "/forgetme\n1\n/lists\n", folder)
+    assert "You have no lists yet" in out
+    code, out = console(settings, f"/import {saved}\n/saved\n/saved theory\n/list delete theory\n2\n", folder)
+    assert code == 0
+    assert "Imported 2 papers." in out, out
+    assert "read the appendix" in out and "y13x62p7" in out and "tq1rsx2h" in out
+    assert "[1] Confirm  [2] Cancel" in out and "Cancelled — nothing was deleted." in out
+
+
+def test_import_reads_a_path_relative_to_the_working_or_out_folder(settings_factory, tmp_path, monkeypatch):
+    settings = settings_factory()
+    folder = tmp_path / "out"
+    code, out = console(settings, "/save y13x62p7\n/export json\n/forgetme\n1\n", folder)
+    assert (folder / "paperbot-all.json").is_file()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, out = console(settings, '/import paperbot-all.json list:"from file"\n/import nosuch.json\n', folder)
     assert "Imported 1 paper." in out
-    assert "[1] Confirm  [2] Cancel" in out
-    assert "Cancelled — nothing was deleted." in out
-    assert "Deleted the list “copy” and the 1 paper saved in it." in out
-    assert "copy" not in out.rsplit("(only you can see this)", 1)[1]  # /lists no longer shows it
+    assert "cannot read nosuch.json: no such file in" in out
+    code, out = console(settings, "/import file:paperbot-all.md\n", folder)
+    assert "cannot read paperbot-all.md" in out
 
 
 def test_console_answer_is_the_one_a_mention_gets(settings_factory):
@@ -277,14 +299,14 @@ def _visible(embed: dict) -> dict:
         ("/export format:md", "export", {"format": "md"}),
     ],
 )
-async def test_the_console_shows_what_the_bot_sends(harness, line, command, options):
+async def test_the_console_shows_what_the_bot_sends(harness, line, command, options, tmp_path):
     """Same services, same builders: the console's message is the one the bot sends to Discord."""
     from bot.console import Console
 
     owner = harness.owner
     await harness.run_command("save", {"id": "y13x62p7", "note": "read the appendix"}, user=owner)
     sent = await harness.run_command(command, options, user=owner)
-    console = Console(harness.bot.settings, io.StringIO(), io.StringIO())
+    console = Console(harness.bot.settings, io.StringIO(), io.StringIO(), out_dir=tmp_path)
     console.services = harness.bot.services
     console.user_id = int(owner["id"])
     shown = []
