@@ -728,7 +728,7 @@ class SqlStore(Store):
             new_keys = [key for key in groups if key not in existing_lists]
             if len(existing_lists) + len(new_keys) > self.max_lists_per_user:
                 raise ListLimitError(
-                    f"This import needs {len(new_keys)} new lists but you can have at most "
+                    f"This import needs {plural(len(new_keys), 'new list')} but you can have at most "
                     f"{self.max_lists_per_user}; nothing was imported."
                 )
             list_ids = {key: existing_lists[key][0] for key in groups if key in existing_lists}

@@ -620,9 +620,11 @@ async def test_import_caps_are_all_or_nothing(store_target) -> None:
         bad_name = {"lists": [{"name": "bad/name", "items": items[:2]}, {"name": "ok", "items": items[2:4]}]}
         result = await export.import_file(s, ALICE, json.dumps(bad_name))
         assert result.added == 2 and len(result.errors) == 1 and "bad/name" in result.errors[0]
-
-
-# ---------------------------------------------------------------------------------- forget / isolation
+        await s.create_list(ALICE, "second")  # now at the cap of 2: one new list is one too many
+        one_list = {"lists": [{"name": "third", "items": items[4:5]}]}
+        with pytest.raises(ListLimitError) as info:
+            await export.import_file(s, ALICE, json.dumps(one_list))
+        assert "This import needs 1 new list but you can have at most 2" in str(info.value)  # not "1 new lists"
 
 
 async def test_forget_user_counts_and_spares_others(store: Store) -> None:
