@@ -624,7 +624,7 @@ async def test_import_caps_are_all_or_nothing(store_target) -> None:
         one_list = {"lists": [{"name": "third", "items": items[4:5]}]}
         with pytest.raises(ListLimitError) as info:
             await export.import_file(s, ALICE, json.dumps(one_list))
-        assert "This import needs 1 new list but you can have at most 2" in str(info.value)  # not "1 new lists"
+        assert "This import needs 1 new list but you can have at most 2" in str(info.value)
 
 
 async def test_forget_user_counts_and_spares_others(store: Store) -> None:
