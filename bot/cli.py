@@ -19,7 +19,9 @@ log = logging.getLogger(__name__)
 
 USAGE = """\
 paperbot run [--processes N]      start the Discord bot (needs DISCORD_TOKEN); N forked shard processes
-paperbot console [--out FOLDER]   the bot's commands offline, in this terminal (/export saves to FOLDER)
+paperbot console [--out FOLDER] [--log-file FILE]
+                                  the bot's commands offline, in this terminal (/export saves to FOLDER;
+                                  logs go to FILE, default console.log beside the SQLite database)
 paperbot search QUERY [...]       ranked papers (--json, --top K, --queries FILE)
 paperbot ask QUESTION [...]       an extractive answer with citations
 paperbot index                    (re)build the index and print the ingest report
@@ -94,6 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             metavar="FOLDER",
             help="where /export saves its files (default: the working folder; made if missing)",
         )
+        parser.add_argument(
+            "--log-file",
+            metavar="FILE",
+            help="where the log goes (default: console.log in the folder of the SQLite database)",
+        )
     if command == "run":
         parser.add_argument(
             "--processes",
@@ -111,8 +118,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     if command == "console":
-        # The console's own output is the conversation; logs stay quiet unless asked for.
-        setup_logging(settings.log_level if args.log_level else "WARNING")
+        # The console's screen is the conversation: log lines (a failed reindex's WARNING…) go to a
+        # file, not over the replies; WARNING and up unless --log-level asks for more.
+        log_file = Path(args.log_file).expanduser() if args.log_file else console_log_file(settings)
+        try:
+            setup_logging(settings.log_level if args.log_level else "WARNING", file=log_file)
+        except OSError as exc:
+            print(f"paperbot: cannot write the log file {log_file}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         from bot.console import run_console
 
         return run_console(settings, out_dir=args.out)
@@ -125,6 +138,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from bot.app import run_bot
 
     return run_bot(settings)
+
+
+def console_log_file(settings: Settings) -> Path:
+    """The console's log file when --log-file is not given: ``console.log`` in the folder of the
+    SQLite database (DATABASE_PATH, data/ by default; also with DATABASE_URL set)."""
+    return Path(settings.database_path).expanduser().parent / "console.log"
 
 
 def _db(argv: Sequence[str]) -> int:

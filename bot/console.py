@@ -77,7 +77,8 @@ Words that are not name:value fill the command's required options in order: one 
 them when one option is required (/list move <id> <to>, /search <query>). Other options are name:value or
 name:"two words"; text after a text option belongs to it, as in Discord, unless a required option still
 needs it ("phrases" keep their quotes in a query). When the words could be read two ways, the reply
-shows the line to type.
+shows the line to type. Log lines go to a file (paperbot console --log-file FILE; default console.log
+beside the SQLite database), never over the replies.
 """
 SYNC_OFFLINE = (
     "The console is offline: there are no Discord commands to sync here. Run /admin sync in Discord."

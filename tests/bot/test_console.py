@@ -443,3 +443,29 @@ def test_a_lone_quote_gets_no_suggestion_that_fails_again(settings_factory):
     assert "is never closed" in out
     assert 'Try: ""' not in out and "Try: \"\"\"\"" not in out
     assert out.count("Try:") == 1 and "Try: `models`" in out
+
+
+def test_the_console_screen_gets_no_log_lines_and_one_windows_1252_note(tmp_path):
+    """Issue 30 item 7: a failed reindex printed a ``WARNING bot.engine`` log line over the reply, and a
+    Windows-1252 file was named twice (the log line and the report). The log goes to the console's log
+    file (beside the database), the screen shows the replies."""
+    from tests.support.corpora import corpus_with_a_cp1252_file
+
+    corpus = corpus_with_a_cp1252_file(tmp_path / "corpus")
+    script = f"/admin reindex path:{corpus}\n/admin reindex path:{tmp_path / 'nowhere'}\n"
+    result = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "console"],
+        input=script,
+        env=console_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    screen = result.stdout + result.stderr
+    assert "✅ Reindex complete." in screen and "❌ Reindex failed" in screen
+    assert "WARNING" not in screen and result.stderr == ""
+    assert screen.count("Windows-1252") == 1
+    log = (tmp_path / "console.log").read_text(encoding="utf-8")
+    assert "WARNING bot.engine: reindex of" in log and "nowhere" in log
