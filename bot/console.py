@@ -54,7 +54,7 @@ from bot.services.transfer import ExportFile
 from bot.settings import Settings
 from bot.store import StoreError
 from bot.ui import embeds as E
-from bot.ui.admin import PROGRESS_EDIT_INTERVAL, progress_text, reindex_embed, stats_embed
+from bot.ui.admin import PROGRESS_EDIT_INTERVAL, progress_text, reindex_pages, stats_embed
 from bot.ui.answers import answer_message
 from bot.ui.club import club_embed
 from bot.ui.library import lists_embed, saved_list_page
@@ -631,8 +631,16 @@ class Console:
         if outcome.error is not None:
             self.show(Message(outcome.error, edited=True))
             return
-        embeds = E.fit_embeds([reindex_embed(outcome)])
-        self.show(Message("✅ Reindex complete.", embeds, edited=True))
+        pages = reindex_pages(outcome)
+
+        def report_page(index: int) -> Message:
+            async def goto(target: int) -> None:
+                self.show(report_page(target))
+
+            controls = pager(index, len(pages), goto)
+            return Message("✅ Reindex complete.", E.fit_embeds([pages[index]]), edited=True, controls=controls)
+
+        self.show(report_page(0))
         if outcome.report is not None:
             for dm in await self.s.watch.alerts(outcome.report.added):
                 who = "you" if dm.user_id == self.user_id else f"user {dm.user_id}"
