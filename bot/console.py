@@ -637,8 +637,8 @@ class Console:
             async def goto(target: int) -> None:
                 self.show(report_page(target))
 
-            controls = pager(index, len(pages), goto)
-            return Message("✅ Reindex complete.", E.fit_embeds([pages[index]]), edited=True, controls=controls)
+            embeds, controls = E.fit_embeds([pages[index]]), pager(index, len(pages), goto)
+            return Message("✅ Reindex complete.", embeds, edited=True, controls=controls)
 
         self.show(report_page(0))
         if outcome.report is not None:
