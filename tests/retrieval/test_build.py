@@ -47,7 +47,7 @@ def test_surface_bytes_read_the_words_of_the_bundled_corpus(seed_papers):
         assert decoded(surface_bytes(text)) == words_of(text)
 
 
-@pytest.mark.skipif(not ICLR.exists(), reason="the ICLR corpus is not on this machine")
+@pytest.mark.skipif(not ICLR.exists(), reason=f"no {ICLR}")
 def test_surface_bytes_read_the_words_of_the_iclr_abstracts():
     papers = load_corpus(ICLR).papers
     for text in corpus_fields(papers):
