@@ -596,7 +596,11 @@ class Console:
             result = await self.s.transfer.export(self.user_id, o["format"], o.get("list"))
         if isinstance(result, ExportFile):
             # Offline there is nobody to hand the file to: it is saved, never over an earlier one.
-            saved = await asyncio.to_thread(_save_new, self.out_dir, result.filename, result.data)
+            try:
+                saved = await asyncio.to_thread(_save_new, self.out_dir, result.filename, result.data)
+            except OSError as exc:
+                where = _shown(self.out_dir)
+                raise ValueError(f"cannot save {result.filename} in {where}: {exc.strerror or exc}") from None
             self.show(Message(result.text, file=(result.filename, result.data), saved_to=saved))
         else:
             self.notice(result)
@@ -604,11 +608,14 @@ class Console:
     async def import_(self, o: dict[str, Any]) -> None:
         path: Path = o["file"]
         transfer = self.s.transfer
-        refused = transfer.check_import(path.name, (await asyncio.to_thread(path.stat)).st_size)
-        if refused is not None:
-            self.notice(refused)
-            return
-        data = await asyncio.to_thread(path.read_bytes)
+        try:
+            refused = transfer.check_import(path.name, (await asyncio.to_thread(path.stat)).st_size)
+            if refused is not None:
+                self.notice(refused)
+                return
+            data = await asyncio.to_thread(path.read_bytes)
+        except OSError as exc:
+            raise ValueError(f"cannot read {_shown(path)}: {exc.strerror or exc}") from None
         self.notice(await transfer.import_json(self.user_id, data, o.get("list")))
 
     # -- commands: administration (the console's user owns the application) ----------------------

@@ -259,6 +259,10 @@ def test_import_reads_a_path_relative_to_the_working_or_out_folder(settings_fact
     assert "cannot read nosuch.json: no such file in" in out
     code, out = console(settings, "/import file:paperbot-all.md\n", folder)
     assert "cannot read paperbot-all.md" in out
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    code, out = console(settings, "/save y13x62p7\n/export md\n/lists\n", blocked / "exports")
+    assert code == 0 and "! cannot save paperbot-all.md in" in out and "reading" in out  # the session goes on
 
 
 def test_console_answer_is_the_one_a_mention_gets(settings_factory):
