@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
+from retrieval.markup import latex_to_display
 from retrieval.models import Snippet
-from retrieval.text import latex_to_display
 
 __all__ = [
     "ELLIPSIS",
@@ -253,7 +253,7 @@ def truncate(text: str, limit: int, *, placeholder: str = ELLIPSIS) -> str:
 
     The length guard for every outgoing string (titles, field values, labels, ids, choice values):
     text that fits comes back unchanged, whitespace included; a cut adds nothing but the placeholder
-    and only keeps ``**`` paired. :func:`retrieval.text.truncate` is not a drop-in for it: that one
+    and only keeps ``**`` paired. :func:`retrieval.markup.truncate` is not a drop-in for it: that one
     shortens display markdown (abstract snippets), so it strips the text, re-balances every marker
     and may escape characters to do so — visible backslashes in select labels and autocomplete
     values, which Discord shows as plain text.

@@ -49,9 +49,11 @@ from typing import Any
 
 import numpy as np
 
+from retrieval.english import plural
 from retrieval.errors import CorpusError
+from retrieval.markup import latex_to_display
 from retrieval.models import AREA_SEPARATOR, Paper, SkippedBlock
-from retrieval.text import derive_title, latex_to_display, plural
+from retrieval.titles import derive_title
 
 logger = logging.getLogger(__name__)
 

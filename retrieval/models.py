@@ -26,7 +26,7 @@ class Paper:
         url: Optional link given by the source.
         source: Where the paper was read, as ``"file:line"``.
         title_derived: The source gave no title, so ``title`` was derived from the abstract
-            (:func:`retrieval.text.derive_title`). Such a title is shown, not indexed (the words are
+            (:func:`retrieval.titles.derive_title`). Such a title is shown, not indexed (the words are
             the abstract's), and an index derives it when the paper is asked for, not when it is
             built. Not part of equality: a saved snapshot of the paper equals it.
     """

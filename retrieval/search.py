@@ -18,10 +18,11 @@ import numpy.typing as npt
 
 from retrieval.catalogue import Catalogue
 from retrieval.errors import UnknownPaperError
+from retrieval.markup import strip_markup
 from retrieval.models import Hit, Paper, SearchResults, Snippet
 from retrieval.postings import Postings
 from retrieval.query import ParsedQuery, QueryWord, parse_query
-from retrieval.text import split_sentences, strip_markup
+from retrieval.sentences import split_sentences
 from retrieval.tokenize import (
     _ASCII_WORD_RE,
     analyze_word,

@@ -25,7 +25,7 @@ from bot.i18n import register
 from bot.ui import embeds as E
 from bot.ui import respond
 from bot.ui.admin import ProgressMessage, progress_text, reindex_embed, stats_embed
-from retrieval.text import plural
+from retrieval.english import plural
 
 if TYPE_CHECKING:
     from bot.app import PaperBot

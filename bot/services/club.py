@@ -18,7 +18,7 @@ from bot.services.base import Context, Notice
 from bot.services.transfer import FORMATS, ExportFile
 from bot.store import ClubEntry, SavedItem
 from bot.store.errors import StoreError
-from retrieval.text import plural
+from retrieval.english import plural
 
 CLUB_LIST_NAME = "club"
 NOT_IN_A_SERVER = "/club is a server's shared reading list: it works in a server, not in a DM."

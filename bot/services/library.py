@@ -14,7 +14,7 @@ from bot.render import code, plain, truncate
 from bot.services.base import Confirmation, Context, Notice, Suggestion
 from bot.services.search import page_count
 from bot.store import DEFAULT_LIST, LIST_NAME_MAX, ListInfo, NotSavedError, SavedPage, list_key
-from retrieval.text import plural
+from retrieval.english import plural
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from bot.render import code, escape, plain, truncate
 from bot.services.base import Context, Notice
 from bot.store import WATCH_QUERY_MAX, WatchInfo
+from retrieval.english import plural
 from retrieval.query import parse_query
-from retrieval.text import plural
 from retrieval.watch import WatchMatches, new_matches
 
 log = logging.getLogger(__name__)

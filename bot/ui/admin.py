@@ -18,7 +18,7 @@ import discord
 from bot import render
 from bot.services.admin import ReindexOutcome, Stats
 from bot.ui import embeds as E
-from retrieval.text import plural
+from retrieval.english import plural
 
 log = logging.getLogger(__name__)
 

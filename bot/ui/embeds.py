@@ -20,8 +20,8 @@ from bot import render
 from bot.render import ELLIPSIS as ELLIPSIS  # re-exported: callers use E.truncate, E.plain
 from bot.render import plain as plain
 from bot.render import truncate, whole_escapes
+from retrieval.english import plural
 from retrieval.models import Answer, Hit, Paper, SearchResults
-from retrieval.text import plural
 
 # Discord's documented limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
 CONTENT_LIMIT = 2000

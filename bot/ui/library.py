@@ -21,7 +21,7 @@ from bot.ui import embeds as E
 from bot.ui import respond
 from bot.ui.paginator import Page, PageSource
 from bot.ui.views import BaseView
-from retrieval.text import plural
+from retrieval.english import plural
 
 log = logging.getLogger(__name__)
 

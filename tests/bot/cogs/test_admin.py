@@ -112,7 +112,7 @@ async def test_stats_shows_index_store_and_process(harness):
     assert f"{len(engine)} papers · {len(engine.areas)} areas" in fields["Corpus"]
     assert ("built in" in fields["Index"]) or ("cache" in fields["Index"])
     assert "ready <t:" in fields["Index"]
-    # One of each: no "1 saved items" (counts and nouns agree everywhere, via retrieval.text.plural).
+    # One of each: no "1 saved items" (counts and nouns agree everywhere, via retrieval.english.plural).
     assert "1 saved item · 1 user · 1 list\n1 paper snapshot, 0 no longer" in fields["Saved lists"]
     assert f"{len(engine)} papers · {len(engine.areas)} areas · 2 files" in fields["Corpus"]
     assert "MB RSS" in fields["Process"] and "up " in fields["Process"]

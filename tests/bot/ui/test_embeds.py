@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.ui import embeds as E
+from retrieval.markup import truncate as text_truncate
 from retrieval.models import Answer, AnswerSentence, Hit, Paper, Snippet
-from retrieval.text import truncate as text_truncate
 
 
 def paper(i: int = 0, *, authors: int = 3, abstract: str = "Short abstract.") -> Paper:
@@ -45,7 +45,7 @@ def test_truncate_only_cuts_and_adds_the_ellipsis(text, limit):
 
 
 def test_why_there_are_two_truncates():
-    """retrieval.text.truncate shortens display markdown and may strip or escape; the guard may not."""
+    """retrieval.markup.truncate shortens display markdown and may strip or escape; the guard may not."""
     assert E.truncate("  indented label  ", 40) == "  indented label  "
     assert text_truncate("  indented label  ", 40) == "indented label"
     label = "`_a bword | **`~aa|"

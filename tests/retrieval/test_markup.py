@@ -1,4 +1,4 @@
-"""Tests of retrieval.text: LaTeX to Discord markdown, plain text, markdown balance, sentences, truncation."""
+"""Tests of retrieval.markup: LaTeX to display markdown and to plain text, markdown balance, truncation."""
 
 from __future__ import annotations
 
@@ -6,21 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval.text import (
-    _BOUNDARY_CANDIDATE,
+from retrieval.markup import (
     ELLIPSIS,
-    TITLE_LIMIT,
-    _candidates,
     _delimiter_runs,
     _opens_empty_bracket,
     balance_markdown,
-    derive_title,
     latex_to_display,
-    plural,
-    split_sentences,
     strip_markup,
     truncate,
 )
+from retrieval.sentences import split_sentences
+from retrieval.titles import TITLE_LIMIT, derive_title
 
 
 def unpaired_markers(text: str) -> list[str]:
@@ -175,20 +171,6 @@ def test_balance_markdown_leaves_no_unpaired_marker(text):
 # --------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("count", "noun", "many", "expected"),
-    [
-        (0, "paper", None, "0 papers"),
-        (1, "saved item", None, "1 saved item"),
-        (2, "user", None, "2 users"),
-        (1204, "paper", None, "1,204 papers"),
-        (1, "stored paper copy", "stored paper copies", "1 stored paper copy"),
-        (3, "stored paper copy", "stored paper copies", "3 stored paper copies"),
-    ],
-)
-def test_plural(count, noun, many, expected):
-    assert plural(count, noun, many) == expected
-
 
 def test_truncate_fits_unchanged():
     assert truncate("short text", 20) == "short text"
@@ -241,63 +223,6 @@ def test_truncate_keeps_balanced_markdown_balanced(pieces, limit):
     assert unpaired_markers(out) == []
 
 
-# --------------------------------------------------------------------------------------------------
-# split_sentences
-# --------------------------------------------------------------------------------------------------
-
-
-def test_split_sentences_basic():
-    assert split_sentences("One here. Two there! Three? Four.") == [
-        "One here.",
-        "Two there!",
-        "Three?",
-        "Four.",
-    ]
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Methods (e.g., transformers) work. Next one.",
-        "Models, i.e. Transformers, work. Next one.",
-        "As Smith et al. Showed in 2020, it works. Next one.",
-        "See Fig. 3 and Eq. 2 for details. Next one.",
-        "The rate is 1.5 times higher. Next one.",
-        "Code at https://github.com/a/b.Tool and www.site.org/x. Next one.",
-        "Samples are i.i.d. Gaussian draws. Next one.",
-        "J. Smith wrote it. Next one.",
-    ],
-)
-def test_split_sentences_does_not_split_abbreviations(text):
-    sentences = split_sentences(text)
-    assert len(sentences) == 2, sentences
-    assert sentences[1] == "Next one."
-
-
-def test_split_sentences_missing_space_after_period():
-    text = "It is useful across settings and models.Recent work by [Lee 2022] helps.Yet this fails."
-    assert split_sentences(text) == [
-        "It is useful across settings and models.",
-        "Recent work by [Lee 2022] helps.",
-        "Yet this fails.",
-    ]
-    assert split_sentences("raised by Dang et al.Lastly, we show it.") == [
-        "raised by Dang et al.",
-        "Lastly, we show it.",
-    ]
-    assert split_sentences("is it possible?In this work we show it.") == [
-        "is it possible?",
-        "In this work we show it.",
-    ]
-
-
-def test_split_sentences_quotes_brackets_and_paragraphs():
-    assert split_sentences('He said "stop." Then left.') == ['He said "stop."', "Then left."]
-    assert split_sentences("First para\n\nsecond para") == ["First para", "second para"]
-    assert split_sentences("") == []
-    assert split_sentences("   ") == []
-
-
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="()[] ,;x\n.", max_size=30))
 def test_empty_bracket_guard_is_the_six_substring_tests(text):
@@ -305,19 +230,6 @@ def test_empty_bracket_guard_is_the_six_substring_tests(text):
     assert _opens_empty_bracket(text) == expected
 
 
-@settings(max_examples=500, deadline=None)
-@given(st.text(alphabet="ab .!?\u2026\n\u3002", max_size=40), st.integers(0, 45))
-def test_boundary_candidates_are_the_regex_matches(text, start):
-    assert _candidates(text, start) == [m.start() for m in _BOUNDARY_CANDIDATE.finditer(text, start)]
-
-
-def test_boundary_candidates_on_real_abstracts(seed_papers):
-    for paper in seed_papers:
-        for text in (paper.abstract, strip_markup(paper.abstract)):
-            assert _candidates(text, 0) == [m.start() for m in _BOUNDARY_CANDIDATE.finditer(text)]
-
-
-# --------------------------------------------------------------------------------------------------
 # Properties: never raise, titles stay short
 # --------------------------------------------------------------------------------------------------
 
