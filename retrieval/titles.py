@@ -18,7 +18,6 @@ from retrieval.markup import (
     _TRAILING_JUNK,
     ELLIPSIS,
     _restore_literals,
-    balance_markdown,
     strip_markup,
     truncate,
 )
@@ -1850,8 +1849,8 @@ def derive_title(abstract: str) -> str:
         abstract: The abstract (LaTeX and markdown allowed).
 
     Returns:
-        Plain text (LaTeX converted, no emphasis markers, stray markers escaped), at most 90
-        characters, never empty ("Untitled" when the abstract has no text).
+        Plain text (LaTeX converted, no emphasis markers, nothing escaped: whoever shows it
+        escapes), at most 90 characters, never empty ("Untitled" when the abstract has no text).
     """
     if not isinstance(abstract, str):
         abstract = "" if abstract is None else str(abstract)
@@ -1863,7 +1862,7 @@ def derive_title(abstract: str) -> str:
     title = _t_brackets(_restore_literals(_plain_sentence(title), display=False).rstrip(" .;:,"))
     if not title:
         title = _ellipsize(" ".join(strip_markup(abstract).split()), TITLE_LIMIT)
-    return _discord_safe(title) or "Untitled"
+    return title or "Untitled"
 
 
 _T_OPEN, _T_CLOSE = "([", ")]"
@@ -1903,15 +1902,3 @@ def _t_brackets(title: str) -> str:
             kept = set(opened)
             text = "".join(c for k, c in enumerate(text) if k not in kept)
     return " ".join(text.split()).strip(" ,;:-–—")
-
-
-def _discord_safe(title: str) -> str:
-    """Escape stray markdown markers, shortening the title until the escapes fit in the limit."""
-    limit = TITLE_LIMIT
-    for _ in range(8):
-        out = balance_markdown(title)
-        if len(out) <= TITLE_LIMIT:
-            return out
-        limit -= len(out) - TITLE_LIMIT
-        title = _ellipsize(title, max(limit, 1))
-    return truncate(re.sub(r"[*_~|`\\]", "", title), TITLE_LIMIT)

@@ -251,8 +251,7 @@ def test_text_functions_never_raise(text):
     sentences = split_sentences(text)
     assert all(s.strip() == s and s for s in sentences)
     title = derive_title(text)
-    assert 0 < len(title) <= TITLE_LIMIT
-    assert unpaired_markers(title) == []
+    assert 0 < len(title) <= TITLE_LIMIT and "\n" not in title  # plain text: the bot escapes it
 
 
 def test_deep_nesting_does_not_recurse_forever():
