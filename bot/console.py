@@ -60,8 +60,8 @@ from bot.ui.club import club_embed
 from bot.ui.library import lists_embed, saved_list_page
 from bot.ui.results import SAVE_PLACEHOLDER, SIMILAR_PLACEHOLDER, hit_options, result_content
 from bot.ui.watch import dm_embeds
+from retrieval.english import plural
 from retrieval.errors import QueryError
-from retrieval.text import plural
 
 log = logging.getLogger(__name__)
 

@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
+from retrieval.english import plural
 from retrieval.errors import QueryError, RetrievalError
 from retrieval.index import BM25Params, Index, Progress, open_index
 from retrieval.models import Answer, Hit, IngestReport, Snippet
 from retrieval.search import MAX_K
-from retrieval.text import plural
 
 __all__ = ["main"]
 

@@ -26,7 +26,7 @@ from bot.ui import embeds as E
 from bot.ui import respond
 from bot.ui.admin import ProgressMessage, ReportSource, progress_text, reindex_pages, stats_embed
 from bot.ui.paginator import Paginator
-from retrieval.text import plural
+from retrieval.english import plural
 
 if TYPE_CHECKING:
     from bot.app import PaperBot

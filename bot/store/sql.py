@@ -78,8 +78,8 @@ from bot.store.records import (
     normalize_note,
     utc,
 )
+from retrieval.english import plural
 from retrieval.models import Paper
-from retrieval.text import plural
 
 log = logging.getLogger("bot.store")
 

@@ -21,8 +21,8 @@ from bot import render
 from bot.services.admin import ReindexOutcome, Stats
 from bot.ui import embeds as E
 from bot.ui.paginator import Page, PageSource
+from retrieval.english import plural
 from retrieval.models import IngestReport
-from retrieval.text import plural
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def _ids(ids: Sequence[str], limit: int = REPORT_LINES, titles: dict[str, str] |
     titles = titles or {}
     named = [pid for pid in ids[:limit] if pid in titles]
     lines = [
-        f"• *{discord.utils.escape_markdown(E.truncate(E.plain(titles[pid]), 90))}* "
+        f"• *{render.title(titles[pid], 90)}* "
         f"({render.code(E.truncate(pid, 40))})"
         for pid in named
     ]

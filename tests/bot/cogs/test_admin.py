@@ -13,9 +13,9 @@ import discord
 import pytest
 
 import bot.engine as engine_module
+from bot import render
 from bot.cogs.admin import TRANSLATIONS_ZH
 from bot.ui import admin as admin_module
-from bot.ui import embeds as E
 from retrieval.models import SkippedBlock
 from tests.bot.conftest import CORPUS
 from tests.support.fake_discord import APPLICATION_ID, GUILD_ID
@@ -112,7 +112,7 @@ async def test_stats_shows_index_store_and_process(harness):
     assert f"{len(engine)} papers · {len(engine.areas)} areas" in fields["Corpus"]
     assert ("built in" in fields["Index"]) or ("cache" in fields["Index"])
     assert "ready <t:" in fields["Index"]
-    # One of each: no "1 saved items" (counts and nouns agree everywhere, via retrieval.text.plural).
+    # One of each: no "1 saved items" (counts and nouns agree everywhere, via retrieval.english.plural).
     assert "1 saved item · 1 user · 1 list\n1 paper snapshot, 0 no longer" in fields["Saved lists"]
     assert f"{len(engine)} papers · {len(engine.areas)} areas · 2 files" in fields["Corpus"]
     assert "MB RSS" in fields["Process"] and "up " in fields["Process"]
@@ -188,7 +188,7 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     assert first.startswith("• *") and first.endswith("`)")
     assert fields["Removed"].count("• *") == 3
     # The engine's reconcile result names the saved paper that left, with its title.
-    title = discord.utils.escape_markdown(E.truncate(E.plain(leaving.title), 90))
+    title = render.title(leaving.title, 90)
     assert fields["Saved papers"].startswith(
         f"1 left the corpus (kept in users' lists, marked):\n• *{title}* (`{leaving.id}`)"
     )
