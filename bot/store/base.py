@@ -394,4 +394,5 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def dump(self) -> dict[str, list[tuple[object, ...]]]:
-        """Every row, per table, in a backend-neutral form (times as aware datetimes), for copies."""
+        """Every row of user data, per table (``bot.store.sql.TABLES``), in a backend-neutral form:
+        times as aware datetimes, rows in primary-key order."""

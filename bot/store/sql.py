@@ -87,38 +87,56 @@ T = TypeVar("T")
 _WATCH_COLUMNS = "id, user_id, query, area, author, created_at"
 _CLUB_COLUMNS = "paper_id, title, authors, et_al, area, abstract, url, note, added_by, added_at"
 
-#: The tables a copy moves, each with its columns in copy order.
-TABLES: dict[str, tuple[str, ...]] = {
-    "lists": ("id", "user_id", "name", "name_key", "created_at"),
-    "papers": (
-        "paper_id",
-        "title",
-        "authors",
-        "et_al",
-        "area",
-        "abstract",
-        "url",
-        "first_seen",
-        "last_seen",
-        "in_corpus",
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table of user data: what :meth:`SqlStore.copy_from` moves and :meth:`SqlStore.dump` returns.
+
+    Attributes:
+        rows: What one row is, for people (the counts ``paperbot db copy`` prints).
+        key: The primary key (a dump's rows are in its order, the same on every backend).
+        columns: Every column, in the order a dump gives them.
+    """
+
+    rows: str
+    key: tuple[str, ...]
+    columns: tuple[str, ...]
+
+
+_SNAPSHOT_FIELDS = ("title", "authors", "et_al", "area", "abstract", "url")
+
+#: Every table that holds what people saved (the users' lists, items, imports and watches; the
+#: servers' reading lists) and the snapshots shown for them: a copy moves every row of each.
+#: tests/bot/store/test_copy.py holds this and NOT_COPIED to both backends' schemas, so a new table
+#: or column is copied, or named as left behind, not forgotten.
+TABLES: dict[str, Table] = {
+    "lists": Table("lists", ("id",), ("id", "user_id", "name", "name_key", "created_at")),
+    "saved": Table("saved items", ("id",), ("id", "list_id", "paper_id", "user_id", "note", "saved_at")),
+    "papers": Table(
+        "paper snapshots",
+        ("paper_id",),
+        ("paper_id", *_SNAPSHOT_FIELDS, "first_seen", "last_seen", "in_corpus"),
     ),
-    "imported": ("user_id", "paper_id", "title", "authors", "et_al", "area", "abstract", "url"),
-    "saved": ("id", "list_id", "paper_id", "user_id", "note", "saved_at"),
-    "watches": ("id", "user_id", "query", "area", "author", "created_at"),
-    "watch_pauses": ("user_id", "paused_at", "told"),
-    "club_papers": (
-        "guild_id",
-        "paper_id",
-        "title",
-        "authors",
-        "et_al",
-        "area",
-        "abstract",
-        "url",
-        "note",
-        "added_by",
-        "added_at",
+    "imported": Table(
+        "imported records", ("user_id", "paper_id"), ("user_id", "paper_id", *_SNAPSHOT_FIELDS)
     ),
+    "watches": Table("watches", ("id",), ("id", "user_id", "query", "area", "author", "created_at")),
+    "watch_pauses": Table("watch pauses", ("user_id",), ("user_id", "paused_at", "told")),
+    "club_papers": Table(
+        "club entries",
+        ("guild_id", "paper_id"),
+        ("guild_id", "paper_id", *_SNAPSHOT_FIELDS, "note", "added_by", "added_at"),
+    ),
+}
+#: The columns of those tables that hold a time (``timestamptz`` on PostgreSQL, ISO text on SQLite).
+TIME_COLUMNS = frozenset({"created_at", "saved_at", "first_seen", "last_seen", "paused_at", "added_at"})
+#: The tables a copy leaves behind, and why: each describes one deployment, not what anyone saved.
+NOT_COPIED: dict[str, str] = {
+    "index_generation": (
+        "the index this database's processes serve: a cache file on the host that built it and that "
+        "host's generation count; the target's processes build and publish their own (the copy marks "
+        "its generation unreconciled, so the copied snapshots are reconciled with it)"
+    ),
+    "schema_migrations": "PostgreSQL's record of the migrations run on that database (SQLite: user_version)",
 }
 
 
@@ -1175,16 +1193,17 @@ class SqlStore(Store):
     # ---------------------------------------------------------------------------------- copies
 
     async def dump(self) -> dict[str, list[tuple[object, ...]]]:
-        times = {"created_at", "first_seen", "last_seen", "saved_at"}
-
         async def op(tx: Tx) -> dict[str, list[tuple[object, ...]]]:
             out: dict[str, list[tuple[object, ...]]] = {}
-            for table, columns in TABLES.items():
-                rows = await tx.fetch(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {columns[0]}")
-                out[table] = [
-                    tuple(parse_time(v) if c in times else v for c, v in zip(columns, row, strict=True))
-                    for row in rows
+            for name, table in TABLES.items():
+                rows = await tx.fetch(f"SELECT {', '.join(table.columns)} FROM {name}")  # noqa: S608 - names from TABLES
+                times = [c in TIME_COLUMNS for c in table.columns]
+                key = [table.columns.index(c) for c in table.key]
+                # Sorted here, not by ORDER BY: the backends' collations order text differently.
+                neutral = [
+                    tuple(parse_time(v) if t else v for t, v in zip(times, row, strict=True)) for row in rows
                 ]
+                out[name] = sorted(neutral, key=lambda r: tuple(r[i] for i in key))
             return out
 
         return await self._run(op, write=False)
