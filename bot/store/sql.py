@@ -37,6 +37,7 @@ from bot.store.base import CorpusLookup, Store
 from bot.store.batch import SaveRequest
 from bot.store.errors import (
     ClubLimitError,
+    CopyConflictError,
     InvalidListNameError,
     ListExistsError,
     ListLimitError,
@@ -56,6 +57,7 @@ from bot.store.records import (
     PAPER_ID_MAX,
     WATCH_QUERY_MAX,
     ClubEntry,
+    CopiedTable,
     CopyCounts,
     ForgetResult,
     ImportedItem,
@@ -86,6 +88,7 @@ log = logging.getLogger("bot.store")
 T = TypeVar("T")
 _WATCH_COLUMNS = "id, user_id, query, area, author, created_at"
 _CLUB_COLUMNS = "paper_id, title, authors, et_al, area, abstract, url, note, added_by, added_at"
+
 
 @dataclass(frozen=True, slots=True)
 class Table:
@@ -192,11 +195,18 @@ ON CONFLICT (paper_id) DO UPDATE SET
     last_seen = CASE WHEN excluded.in_corpus = 1 THEN excluded.last_seen ELSE papers.last_seen END,
     in_corpus = excluded.in_corpus
 """
-_IMPORTED_INSERT = """
-INSERT INTO imported (user_id, paper_id, title, authors, et_al, area, abstract, url)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (user_id, paper_id) DO NOTHING
-"""
+
+
+def _insert_or_keep(table: str) -> str:
+    """The insert of a copied row of ``table`` that keeps the row already there with its key."""
+    spec = TABLES[table]
+    return (
+        f"INSERT INTO {table} ({', '.join(spec.columns)}) VALUES ({', '.join('?' * len(spec.columns))}) "  # noqa: S608 - names from TABLES
+        f"ON CONFLICT ({', '.join(spec.key)}) DO NOTHING"
+    )
+
+
+_IMPORTED_INSERT = _insert_or_keep("imported")
 _PRUNE_PAPER = (
     "DELETE FROM papers WHERE paper_id = ? AND NOT EXISTS (SELECT 1 FROM saved WHERE saved.paper_id = ?)"
 )
@@ -1209,13 +1219,19 @@ class SqlStore(Store):
         return await self._run(op, write=False)
 
     async def copy_from(self, source: Store) -> CopyCounts:
-        """Merge ``source`` into this store: lists matched by (user, name), saved rows by (list, paper),
-        snapshots by paper (the newer ``last_seen`` wins), imported fields by (user, paper)."""
+        """Merge ``source`` into this store, matching each row by what identifies it to people and
+        keeping the row already here: lists by (user, name), saved items by (list, paper), imported
+        records by (user, paper), a watch pause by user, club entries by (server, paper); a snapshot
+        is replaced by a newer one (``last_seen``). A watch keeps its number, which its user types to
+        remove it: a watch here with that number is the same watch when it is the same user's same
+        query and filters, and a conflict otherwise."""
         data = await source.dump()
 
         async def op(tx: Tx) -> CopyCounts:
+            # Watches first: a conflict refuses the copy before the large tables are written.
+            written = {"watches": await self._copy_watches(tx, data["watches"])}
             list_map: dict[int, int] = {}
-            new_lists = 0
+            written["lists"] = 0
             for old_id, user_id, name, name_key, created_at in data["lists"]:
                 found = await tx.fetchval(
                     "SELECT id FROM lists WHERE user_id = ? AND name_key = ?", user_id, name_key
@@ -1229,11 +1245,11 @@ class SqlStore(Store):
                         name_key,
                         created_at,
                     )
-                    new_lists += 1
+                    written["lists"] += 1
                 list_map[int(old_id)] = int(found)
-            snapshots = 0
+            written["papers"] = 0
             for row in data["papers"]:
-                snapshots += await tx.execute(
+                written["papers"] += await tx.execute(
                     "INSERT INTO papers (paper_id, title, authors, et_al, area, abstract, url, first_seen, "
                     "last_seen, in_corpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT (paper_id) DO UPDATE SET title = excluded.title, "
@@ -1245,12 +1261,9 @@ class SqlStore(Store):
                     "WHERE excluded.last_seen > papers.last_seen",
                     *row,
                 )
-            imported = 0
-            for row in data["imported"]:
-                imported += await tx.execute(_IMPORTED_INSERT, *row)
-            saved = 0
-            for _, list_id, paper_id, user_id, note, saved_at in sorted(data["saved"], key=lambda r: r[0]):
-                saved += await tx.execute(
+            written["saved"] = 0
+            for _, list_id, paper_id, user_id, note, saved_at in data["saved"]:  # in id order: page order
+                written["saved"] += await tx.execute(
                     "INSERT INTO saved (list_id, paper_id, user_id, note, saved_at) VALUES (?, ?, ?, ?, ?) "
                     "ON CONFLICT (list_id, paper_id) DO NOTHING",
                     list_map[int(list_id)],
@@ -1259,12 +1272,58 @@ class SqlStore(Store):
                     note,
                     saved_at,
                 )
+            for name in ("imported", "watch_pauses", "club_papers"):
+                written[name] = 0
+                for row in data[name]:
+                    written[name] += await tx.execute(_insert_or_keep(name), *row)
             # The copied snapshots were never reconciled with the index these processes serve: the
             # next process to start (or pick the generation up) reconciles again.
             await tx.execute("UPDATE index_generation SET reconciled = 0 WHERE id = 1")
-            return CopyCounts(lists=new_lists, saved=saved, snapshots=snapshots, imported=imported)
+            return CopyCounts(
+                tuple(
+                    CopiedTable(name, table.rows, len(data[name]), written[name])
+                    for name, table in TABLES.items()
+                )
+            )
 
         return await self._run(op, write=True, exclusive=True)
+
+    async def _copy_watches(self, tx: Tx, rows: Sequence[tuple[object, ...]]) -> int:
+        """Insert the source's watches with their numbers; returns how many were written.
+
+        Raises:
+            CopyConflictError: Another watch here has one of those numbers (the caller rolls back).
+        """
+        written = 0
+        taken: list[int] = []
+        for row in rows:
+            if await tx.execute(_insert_or_keep("watches"), *row):
+                written += 1
+                continue
+            # Not written: the number is taken here (the insert, not a read before it, decides, so a
+            # watch added meanwhile by a running bot is seen too). The same watch is already copied.
+            here = await tx.fetchrow("SELECT user_id, query, area, author FROM watches WHERE id = ?", row[0])
+            if here is None or tuple(here) != tuple(row[1:5]):
+                taken.append(int(row[0]))  # type: ignore[call-overload]
+        if taken:
+            shown = ", ".join(str(n) for n in taken[:5])
+            if len(taken) > 5:
+                shown += f" and {len(taken) - 5} more"
+            one = len(taken) == 1
+            which = ("another watch under the number " if one else "other watches under the numbers ") + shown
+            them = "it" if one else "those watches"
+            raise CopyConflictError(
+                f"the target already has {which}, which a copy keeps (users remove a watch by its "
+                f"number); copy into a database without {them}",
+                watch_ids=tuple(taken),
+            )
+        if written:
+            await self._follow_ids(tx, "watches")
+        return written
+
+    async def _follow_ids(self, tx: Tx, table: str) -> None:
+        """Rows of ``table`` were inserted with their own ``id``: the next id the database generates
+        must come after them (SQLite's rowid already does; PostgreSQL's identity sequence does not)."""
 
 
 #: Papers walked (or ids freed) by a reconcile thread between two ``time.sleep(0)``: a pure-Python loop
