@@ -13,25 +13,10 @@ import pytest
 from bot import cli, export
 from bot.store import Store
 from bot.store import sql as store_sql
-from retrieval.models import Paper
-from tests.bot.store.test_copy import comparable
+from tests.bot.store.test_copy import comparable, paper
 
 USERS = (111_111_111_111_111_111, 222_222_222_222_222_222, 3)
 GUILD = 1_300_000_000_000_000_001
-
-
-def paper(i: int, **changes: object) -> Paper:
-    fields: dict[str, object] = {
-        "id": f"m{i:04d}",
-        "title": f"Paper {i}",
-        "authors": ("Ada Lovelace", "Émilie du Châtelet"),
-        "et_al": i % 2 == 0,
-        "area": "Theory",
-        "abstract": f"Abstract {i} with $x^2$.",
-        "url": f"https://example.org/{i}" if i % 3 else None,
-    }
-    fields.update(changes)
-    return Paper(**fields)  # type: ignore[arg-type]
 
 
 async def fill(path: Path) -> None:
