@@ -51,7 +51,7 @@ import numpy as np
 
 from retrieval.english import plural
 from retrieval.errors import CorpusError
-from retrieval.markup import latex_to_display
+from retrieval.markup import strip_markup
 from retrieval.models import AREA_SEPARATOR, Paper, SkippedBlock
 from retrieval.titles import derive_title
 
@@ -1247,8 +1247,8 @@ class Dedup:
 
 
 def own_title(record: _Record) -> str:
-    """A record's own title (LaTeX made readable), or "" when it has none to show."""
-    return " ".join(latex_to_display(record.title).split()) if record.title else ""
+    """A record's own title as plain text (LaTeX made readable), or "" when it has none."""
+    return " ".join(strip_markup(record.title).split()) if record.title else ""
 
 
 def load_corpus(path: str | os.PathLike[str], headers: Sequence[str] = (HEADER,)) -> Corpus:

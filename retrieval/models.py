@@ -18,7 +18,7 @@ class Paper:
 
     Attributes:
         id: Short, typeable, stable identifier (content-derived, or the source's own id).
-        title: Display title (the source's, or one derived from the abstract); Discord-safe markdown.
+        title: Display title, plain text (the source's, or one derived from the abstract).
         authors: Author names in source order.
         et_al: True when the source list was truncated (a trailing ``等``).
         area: Canonical display spelling of the area, ``"Area · Subarea"``, ``"Area"`` or ``""``.
@@ -56,6 +56,21 @@ class Paper:
         """The part of the area after the `` · `` separator, or ``""``."""
         parts = self.area.split(AREA_SEPARATOR, 1)
         return parts[1] if len(parts) == 2 else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Styled:
+    """Display text as data: plain text and the emphasis its source gave (``bot.render`` draws it).
+
+    Attributes:
+        text: Plain display text (LaTeX turned into Unicode, no markup characters of the source's
+            pairs, spaces collapsed).
+        spans: ``(start, end, style)`` in ``text``, sorted; ``style`` is ``"italic"``, ``"bold"``,
+            ``"bold italic"``, ``"strike"`` or ``"code"``. Spans nest, never cross.
+    """
+
+    text: str
+    spans: tuple[tuple[int, int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from bot.render import code, plain, truncate
+from bot import render
+from bot.render import code, truncate
 from bot.services.base import Confirmation, Context, Notice, Suggestion
 from bot.services.search import page_count
 from bot.store import DEFAULT_LIST, LIST_NAME_MAX, ListInfo, NotSavedError, SavedPage, list_key
@@ -105,7 +106,7 @@ class LibraryService:
         """The Save button or select under a result: the default list, a short confirmation."""
         paper = self.ctx.paper(paper_id)
         result = await self.ctx.store.save_paper(user_id, paper)
-        title = truncate(paper.title or paper.id, 150)
+        title = render.title(paper.title or paper.id, 150)
         if result.created:
             return Notice(
                 f"Saved **{title}** ({code(paper.id)}) to your list *{result.list_name}*. See it with /saved."
@@ -276,7 +277,7 @@ class LibraryService:
         scored: list[tuple[int, str, str]] = []
         for pid in await self.ctx.store.saved_ids(user_id):
             paper = engine.get(pid)
-            title = plain(paper.title) if paper is not None else "(no longer in the corpus)"
+            title = paper.title if paper is not None else "(no longer in the corpus)"
             if not needle or pid.casefold().startswith(needle):
                 scored.append((0, pid, title))
             elif needle in title.casefold() or needle in pid.casefold():

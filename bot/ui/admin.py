@@ -49,7 +49,7 @@ def _ids(ids: Sequence[str], limit: int = REPORT_LINES, titles: dict[str, str] |
     titles = titles or {}
     named = [pid for pid in ids[:limit] if pid in titles]
     lines = [
-        f"• *{discord.utils.escape_markdown(E.truncate(E.plain(titles[pid]), 90))}* "
+        f"• *{render.title(titles[pid], 90)}* "
         f"({render.code(E.truncate(pid, 40))})"
         for pid in named
     ]

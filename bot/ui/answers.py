@@ -44,7 +44,7 @@ def record_embed(record: Record, *, subject: str = "") -> discord.Embed:
     several = len(record.papers) > 1
     for n, paper in enumerate(record.papers, 1):
         authors = f"**Authors:** {E.all_authors(paper, 600)}"
-        where = [f"**Area:** {paper.area}" if paper.area else "**Area:** not recorded"]
+        where = [f"**Area:** {render.escape(paper.area)}" if paper.area else "**Area:** not recorded"]
         if paper.url:
             where.append(f"**Link:** <{paper.url}>")
         found_in = source_file(paper)
@@ -63,7 +63,7 @@ def record_embed(record: Record, *, subject: str = "") -> discord.Embed:
 
 def similar_embed(similar: Similar, *, subject: str = "") -> discord.Embed:
     """The papers most like the one asked about, numbered as their Sources."""
-    lines = [f"Papers most like **{E.truncate(render.unmeant(similar.paper.title), 150)}** "
+    lines = [f"Papers most like **{render.title(similar.paper.title or similar.paper.id, 150)}** "
              f"({render.code(similar.paper.id)}):"]
     for n, hit in enumerate(similar.hits, 1):
         paper = hit.paper

@@ -6,7 +6,7 @@ content through :func:`fit_content`. Long author lists and abstracts are shorten
 
 Usage (in a cog)::
 
-    embeds = embeds.search_page(results, page=0, pages=3)      # list[discord.Embed], already fitted
+    embeds = embeds.hits_embeds(page.hits, saved_ids)          # list[discord.Embed], already fitted
     await respond.send(interaction, embeds.fit_content(header), embeds=embeds)
 """
 
@@ -17,11 +17,10 @@ from collections.abc import Iterable, Sequence
 import discord
 
 from bot import render
-from bot.render import ELLIPSIS as ELLIPSIS  # re-exported: callers use E.truncate, E.plain
-from bot.render import plain as plain
-from bot.render import truncate, whole_escapes
+from bot.render import ELLIPSIS as ELLIPSIS  # re-exported: callers use E.truncate
+from bot.render import truncate
 from retrieval.english import plural
-from retrieval.models import Answer, Hit, Paper, SearchResults
+from retrieval.models import Answer, Hit, Paper
 
 # Discord's documented limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
 CONTENT_LIMIT = 2000
@@ -119,25 +118,20 @@ def fit_embeds(embeds: Iterable[discord.Embed], *, total: int = EMBED_TOTAL) -> 
     return result
 
 
-def display(text: str) -> str:
-    """Abstract/title text as Discord shows it (LaTeX converted to readable Unicode)."""
-    return render.display(text)
-
-
 def paper_title(paper: Paper) -> str:
-    """The paper's title, within the embed title limit."""
-    return truncate(paper.title or paper.id, TITLE_LIMIT)
+    """The paper's title, escaped, within the embed title limit."""
+    return render.title(paper.title or paper.id, TITLE_LIMIT)
 
 
 def hit_embed(hit: Hit, *, saved: bool = False, reason: str | None = None) -> discord.Embed:
     """One search result: linked title, snippet, authors, area, id and score (and, for a
     recommendation, the saved paper it is like: ``reason``, markdown)."""
     paper = hit.paper
-    title = f"{hit.rank}. {paper.title or paper.id}"
+    prefix = f"{hit.rank}. "
     embed = discord.Embed(
-        title=truncate(title, TITLE_LIMIT),
+        title=prefix + render.title(paper.title or paper.id, TITLE_LIMIT - len(prefix)),
         url=paper.url or None,
-        description=truncate(render.snippet(hit.snippet) or render.abstract(paper.abstract), 600),
+        description=render.snippet(hit.snippet) or render.abstract(paper.abstract, 600),
         colour=BRAND,
     )
     embed.add_field(
@@ -173,31 +167,6 @@ def hits_embeds(
     )
 
 
-def search_page(
-    results: SearchResults, saved_ids: frozenset[str] | set[str] = frozenset()
-) -> list[discord.Embed]:
-    """Embeds for one page of :class:`SearchResults`."""
-    return hits_embeds(results.hits, saved_ids)
-
-
-def split_text(text: str, limit: int) -> list[str]:
-    """Split ``text`` into chunks of at most ``limit`` characters at sentence or word boundaries."""
-    chunks: list[str] = []
-    rest = text.strip()
-    while len(rest) > limit:
-        window = rest[:limit]
-        cut = max(window.rfind(". "), window.rfind("\n"))
-        if cut < limit // 2:
-            cut = window.rfind(" ")
-        if cut < limit // 2:
-            cut = len(whole_escapes(window)) - 1
-        chunks.append(rest[: cut + 1].strip())
-        rest = rest[cut + 1 :].strip()
-    if rest:
-        chunks.append(rest)
-    return chunks
-
-
 def all_authors(paper: Paper, limit: int = FIELD_VALUE_LIMIT) -> str:
     """As many author names as fit in ``limit`` (escaped), then "et al." for the rest."""
     names = [discord.utils.escape_markdown(name) for name in paper.authors if name.strip()]
@@ -224,8 +193,8 @@ def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
         meta.set_footer(text="★ in your saved papers")
     # The metadata goes first and the abstract takes the rest of the 6000-character budget.
     budget = EMBED_TOTAL - len(meta) - 50
-    abstract = truncate(render.abstract(paper.abstract), max(200, budget))
-    chunks = split_text(abstract, DESCRIPTION_LIMIT) or [EMPTY]
+    chunks = render.pages(paper.abstract, DESCRIPTION_LIMIT, limit=max(200, budget))
+    chunks = [chunk for chunk in chunks if chunk] or [EMPTY]
     meta.description = chunks[0]
     embeds = [meta] + [discord.Embed(description=chunk, colour=BRAND) for chunk in chunks[1:]]
     return fit_embeds(embeds)
@@ -263,7 +232,7 @@ def conversation_embed(
     if subject:
         embed.set_author(name=truncate(FOLLOWING_UP + " ".join(subject.split()), AUTHOR_NAME_LIMIT))
     sources = [
-        f"[{n}] {render.code(paper.id)} — {truncate(render.unmeant(paper.title or paper.id), 150)}"
+        f"[{n}] {render.code(paper.id)} — {render.title(paper.title or paper.id, 150)}"
         for n, paper in enumerate(papers, 1)
     ]
     # One field holds 1024 characters; spread the sources over as many fields as needed.
@@ -293,7 +262,7 @@ def answer_embed(answer: Answer, *, subject: str = "") -> discord.Embed:
         cited.setdefault(sentence.paper.id, sentence.paper)
         if i == 1:
             lines.append("**Supporting**")
-        lines.append(f"> {truncate(render.abstract(sentence.text), 700)} [{n}]")
+        lines.append(f"> {render.abstract(sentence.text, 700)} [{n}]")
     papers = [cited[pid] for pid, _ in sorted(numbers.items(), key=lambda kv: kv[1])]
     return conversation_embed(answer.question, truncate("\n".join(lines), 3000), papers, subject=subject)
 

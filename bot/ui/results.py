@@ -51,7 +51,7 @@ def hit_option(hit: Hit) -> discord.SelectOption:
     if paper.area:
         detail += f" · {paper.area}"
     return discord.SelectOption(
-        label=E.label(f"{hit.rank}. {E.plain(paper.title or paper.id)}"),
+        label=E.label(f"{hit.rank}. {paper.title or paper.id}"),
         value=E.label(paper.id),
         description=E.label(detail),
     )

@@ -13,9 +13,9 @@ import discord
 import pytest
 
 import bot.engine as engine_module
+from bot import render
 from bot.cogs.admin import TRANSLATIONS_ZH
 from bot.ui import admin as admin_module
-from bot.ui import embeds as E
 from retrieval.models import SkippedBlock
 from tests.bot.conftest import CORPUS
 from tests.support.fake_discord import APPLICATION_ID, GUILD_ID
@@ -188,7 +188,7 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     assert first.startswith("• *") and first.endswith("`)")
     assert fields["Removed"].count("• *") == 3
     # The engine's reconcile result names the saved paper that left, with its title.
-    title = discord.utils.escape_markdown(E.truncate(E.plain(leaving.title), 90))
+    title = render.title(leaving.title, 90)
     assert fields["Saved papers"].startswith(
         f"1 left the corpus (kept in users' lists, marked):\n• *{title}* (`{leaving.id}`)"
     )
