@@ -28,9 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from discord.utils import escape_markdown
-
-from bot.render import code, truncate
+from bot.render import code
+from bot.render import title as render_title
 from bot.services.answers import AnswerReply, AnswerService
 from bot.services.base import Context
 from bot.services.library import LibraryService
@@ -216,7 +215,7 @@ class ConversationService:
                 papers.append(paper)
                 continue
             title = thread.titles[i] if i < len(thread.titles) else ""
-            shown = f"**{escape_markdown(truncate(title, 120))}** ({code(pid)})" if title else code(pid)
+            shown = f"**{render_title(title, 120)}** ({code(pid)})" if title else code(pid)
             gone.append(shown)
         return papers, gone
 

@@ -102,7 +102,7 @@ def _as_dict(embed: discord.Embed | Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _unescape(text: str) -> str:
     """Discord markdown escapes undone (``\\*`` shows as ``*``)."""
-    return re.sub(r"\\([^\w\s])", r"\1", text)
+    return re.sub(r"\\([^\sA-Za-z0-9])", r"\1", text)
 
 
 def thread_of(embeds: Iterable[discord.Embed | Mapping[str, Any]]) -> Thread | None:
