@@ -55,6 +55,7 @@ from bot.ui import embeds as E
 from bot.ui.admin import PROGRESS_EDIT_INTERVAL, progress_text, reindex_embed, stats_embed
 from bot.ui.answers import answer_message, follow_up_message, thread_of
 from bot.ui.club import club_embed
+from bot.ui.followup import FOLLOW_UP_LABEL
 from bot.ui.library import lists_embed, saved_list_page
 from bot.ui.results import SAVE_PLACEHOLDER, SIMILAR_PLACEHOLDER, hit_options, result_content
 from bot.ui.watch import dm_embeds
@@ -481,18 +482,32 @@ class Console:
         self.form = submit
         self.write("Ask about this paper — type your question (the form Discord opens):")
 
-    async def follow_up(self, text: str) -> None:
-        """A "> ..." line: a reply to the last answer, answered in its context (as the ask cog does)."""
-        thread = thread_of(self.last_answer.embeds) if self.last_answer is not None else None
-        if thread is None:
+    async def follow_up(self, text: str, answer: Message | None = None, *, reply: bool = True) -> None:
+        """A "> ..." line: a reply to the last answer (or ``answer``), answered in its context (as the ask
+        cog does); ``reply=False``: the "Ask a follow-up" form's question (answered like the answer was)."""
+        answer = answer or self.last_answer
+        thread = thread_of(answer.embeds) if answer is not None else None
+        if answer is None or thread is None:
             raise LookupError("no answer to follow up on yet: ask something first (/ask or @bot)")
         try:
             result = await self.s.conversation.follow_up(self.user_id, thread, text)
         except QueryError as exc:
-            self.show(Message(describe_query_error(exc, text), ephemeral=False, reply=True))
+            self.show(Message(describe_query_error(exc, text), ephemeral=not reply, reply=reply))
             return
         content, embeds = follow_up_message(result)
-        self.show(Message(content, embeds, ephemeral=False, reply=True))
+        # A reply is a channel message; the form's answer is shown like the answer it follows (a sentence
+        # alone only to the asker), as bot.ui.followup.send_answer does.
+        ephemeral = not reply and (answer.ephemeral or not embeds)
+        self.show(Message(content, embeds, ephemeral=ephemeral, reply=reply))
+
+    async def open_follow_up_form(self, answer: Message) -> None:
+        """The "Ask a follow-up" button: the next line is the form's question (Discord's modal)."""
+
+        async def submit(question: str) -> None:
+            await self.follow_up(question, answer, reply=False)
+
+        self.form = submit
+        self.write(f"{FOLLOW_UP_LABEL} — type your question (the form Discord opens):")
 
     async def mention(self, question: str) -> None:
         """A message mentioning the bot: answered like /ask, as a reply (as the ask cog does)."""
@@ -667,12 +682,16 @@ class Console:
 
     def show(self, message: Message) -> None:
         """Print ``message``; its controls become the numbered controls (an edit always replaces them).
-        An answer (a message carrying a conversation) becomes what "> ..." replies to."""
+        An answer (a message carrying a conversation) gets the bot's "Ask a follow-up" button and becomes
+        what "> ..." replies to."""
+        if thread_of(message.embeds) is not None:
+            self.last_answer = message
+            if not message.controls:
+                press = _bind(self.open_follow_up_form, message)
+                message.controls = [Control(f"💬 {FOLLOW_UP_LABEL}", press)]
         self.write(self.render(message))
         if message.controls or message.edited:
             self.controls = message.controls
-        if thread_of(message.embeds) is not None:
-            self.last_answer = message
 
     def text(self, markdown: str, *, highlight: bool = False) -> str:
         """Discord markdown for the terminal: bold in ANSI on a terminal; when piped, only ``highlight``

@@ -9,7 +9,8 @@ What Discord lets the bot read without the privileged Message Content intent: DM
 mention it, and replies to its regular messages (mention answers) that keep their @mention. A reply
 that does not mention it, and any reply to a slash command's answer that does not @mention it in the
 text, arrives without its text: the bot then says how to reach it, unless MESSAGE_CONTENT_INTENT says
-the intent is on.
+the intent is on. Every answer also carries an "Ask a follow-up" button (bot/ui/followup.py): a form,
+which needs no intent and works under ephemeral answers, which nobody can reply to.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from bot.app import PaperBot
 from bot.cooldown import shared_cooldown, wait_message
 from bot.errors import describe_query_error, new_error_id
 from bot.i18n import register
-from bot.services.conversation import ASK_HINT
+from bot.services.conversation import ASK_HINT, FollowUp
 from bot.ui import embeds as E
-from bot.ui import respond
-from bot.ui.answers import answer_message, follow_up_message, thread_of
+from bot.ui.answers import follow_up_message, thread_of
 from bot.ui.choices import id_choices
+from bot.ui.followup import FollowUpButton, follow_up_view, send_answer
 from retrieval.errors import QueryError, UnknownPaperError
 
 log = logging.getLogger(__name__)
@@ -40,9 +41,9 @@ register({PAPER_OPTION: "只根据这篇论文回答（输入文字以搜索标�
 
 #: Said to a reply whose text Discord withheld (no @mention, no Message Content intent).
 UNREAD_REPLY = (
-    "I can't read that reply: Discord only shows me replies that mention me. Put @{name} in your message "
-    "(or keep the reply's @mention on when replying to my mention answers), or DM me; an admin can also "
-    "switch on the Message Content intent for me."
+    "I can't read that reply: Discord only shows me replies that mention me. Put @{name} in your message, "
+    "or press “Ask a follow-up” under my answer, or DM me; an admin can also switch on the Message "
+    "Content intent for me."
 )
 #: Said when the message a follow-up replies to is gone.
 DELETED = "I can't see the message you replied to (it was deleted), so this is answered as a new question."
@@ -73,11 +74,10 @@ class AskCog(commands.Cog, name="Ask"):
         """Ask a research question; get quoted sentences with citations."""
         services = self.bot.services
         if paper is None:
-            content, embeds = answer_message(await services.answers.ask(question))
+            result = FollowUp(await services.answers.ask(question))
         else:
-            content, embeds = follow_up_message(await services.conversation.ask_paper(question, paper))
-        ephemeral = not public or not embeds  # "nothing found" is only for the asker
-        await respond.send(interaction, E.fit_content(content), embeds=embeds, ephemeral=ephemeral)
+            result = await services.conversation.ask_paper(question, paper)
+        await send_answer(interaction, result, ephemeral=not public)  # "nothing found": only the asker
 
     @ask.autocomplete("paper")
     async def paper_autocomplete(
@@ -191,11 +191,9 @@ class AskCog(commands.Cog, name="Ask"):
         try:
             if thread is not None:
                 result = await self.bot.services.conversation.follow_up(message.author.id, thread, question)
-                content, embeds = follow_up_message(result)
             else:
-                content, embeds = answer_message(await self.bot.services.answers.ask(question))
-                if gone:
-                    content = DELETED if content is None else f"{DELETED}\n{content}"
+                result = FollowUp(await self.bot.services.answers.ask(question), DELETED if gone else None)
+            content, embeds = follow_up_message(result)
         except QueryError as exc:
             await self.reply(message, describe_query_error(exc, question))
             return
@@ -207,16 +205,20 @@ class AskCog(commands.Cog, name="Ask"):
     async def reply(
         self, message: discord.Message, content: str | None, *, embeds: list[discord.Embed] | None = None
     ) -> None:
-        """Reply to ``message`` without pinging its author or anyone named in the text."""
+        """Reply to ``message`` without pinging its author or anyone named in the text; an answer with
+        its "Ask a follow-up" button."""
+        view = follow_up_view(embeds or [])
         await message.reply(
             content=E.fit_content(content),
             embeds=embeds or [],
             mention_author=False,
             allowed_mentions=discord.AllowedMentions.none(),
+            **({"view": view} if view is not None else {}),
         )
 
 
 async def setup(bot: PaperBot) -> None:
-    """Load the ask cog."""
+    """Load the ask cog, and the follow-up button of every answer it ever sent."""
+    bot.add_dynamic_items(FollowUpButton)
     await bot.add_cog(AskCog(bot))
 

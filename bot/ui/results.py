@@ -3,7 +3,8 @@
 ``ResultsView`` = :class:`~bot.ui.paginator.Paginator` over a :class:`~bot.services.search.ResultPage`
 fetcher + a "Save a paper from this page…" select and a "Show papers similar to…" select (rows 1
 and 2). ``PaperView`` = Save + Similar + "Ask about this paper" buttons under one paper; the last opens
-:class:`AskPaperModal`, whose question is answered from that paper alone (as ``/ask paper:`` does).
+:func:`bot.ui.followup.ask_paper_modal`, whose question is answered from that paper alone (as
+``/ask paper:`` does).
 Every control calls one service.
 """
 
@@ -14,13 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.cooldown import wait_message
-from bot.errors import handle_interaction_error
 from bot.services.search import ResultPage
 from bot.ui import embeds as E
 from bot.ui import respond
-from bot.ui.answers import follow_up_message
-from bot.ui.deadline import watch
+from bot.ui.followup import ask_paper_modal
 from bot.ui.paginator import Page, PageSource, Paginator
 from bot.ui.views import BaseView
 from retrieval.models import Hit
@@ -193,42 +191,5 @@ class PaperView(BaseView):
     @discord.ui.button(label="Ask about this paper", emoji="\u2753", style=discord.ButtonStyle.secondary)
     async def ask(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
         await respond.send_modal(
-            interaction, AskPaperModal(self.services, self.paper_id, ephemeral=self.ephemeral)
+            interaction, ask_paper_modal(self.services, self.paper_id, ephemeral=self.ephemeral)
         )
-
-
-class AskPaperModal(discord.ui.Modal):
-    """One question about one paper, answered from that paper alone (the same service as /ask paper:)."""
-
-    question: discord.ui.TextInput[AskPaperModal] = discord.ui.TextInput(
-        label="Your question about this paper",
-        custom_id="question",
-        placeholder="e.g. what data did they use? how much better is it?",
-        min_length=1,
-        max_length=500,
-    )
-
-    def __init__(self, services: Services, paper_id: str, *, ephemeral: bool = True) -> None:
-        super().__init__(title="Ask about this paper")
-        self.services = services
-        self.paper_id = paper_id
-        self.ephemeral = ephemeral
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        watch(interaction, update=False)  # a slow answer is deferred, not dropped
-        return True
-
-    async def on_submit(self, interaction: discord.Interaction) -> None:
-        cooldowns = getattr(interaction.client, "cooldowns", None)
-        retry = cooldowns.retry_after(interaction.user.id) if cooldowns is not None else 0.0
-        if retry:  # the same per-user limit as /ask
-            await send_notice(interaction, wait_message(retry))
-            return
-        result = await self.services.conversation.ask_paper(self.question.value, self.paper_id)
-        content, embeds = follow_up_message(result)
-        await respond.send(
-            interaction, E.fit_content(content), embeds=embeds, ephemeral=self.ephemeral or not embeds
-        )
-
-    async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
-        await handle_interaction_error(interaction, error, where="the Ask about this paper form")

@@ -401,3 +401,12 @@ def test_the_paper_page_asks_about_its_paper(settings_factory):
     assert "[3] ❓ Ask about this paper" in out
     assert "type your question" in out
     assert "Q: what data did they use?" in out and f"[1] `{pid}`" in out
+
+
+def test_the_follow_up_button_opens_a_form_line(settings_factory):
+    code, out = console(settings_factory(), f"/ask {SAE}\n1\nwho wrote it?\n")
+    assert code == 0
+    assert "[1] 💬 Ask a follow-up" in out and "type your question" in out
+    answered = out.split("type your question", 1)[1]
+    assert f"Re: {SAE}" in answered and "**Authors:**" in answered
+    assert answered.split("\n", 2)[1] == "(only you can see this)"  # as private as the /ask it follows

@@ -257,3 +257,58 @@ async def test_the_answer_carries_its_conversation(harness):
     assert thread is not None and thread.question == SAE and not thread.subject
     assert list(thread.paper_ids) == sources(answer["embeds"][0])
     assert len(thread.quotes) == len(re.findall(r"^> ", answer["embeds"][0]["description"], re.M))
+
+
+# -- the "Ask a follow-up" button: a form wherever a reply cannot go ------------------------------------
+
+
+async def test_an_ephemeral_ask_is_followed_up_through_its_button(harness):
+    ask = await harness.run_command("ask", {"question": SAE})
+    assert ask.ephemeral  # nobody can reply to it: the button is the way
+    opened = await harness.click(ask.message, ask.custom_id(label="Ask a follow-up"))
+    assert opened.callback_type == 9
+    answered = await harness.submit_modal(opened, {"question": "how much better is it?"})
+    assert answered.callback_type == 4 and answered.ephemeral  # as private as the answer it follows
+    embed = answered.embeds[0]
+    assert embed["author"]["name"] == f"Re: {SAE}"
+    assert set(sources(embed)) <= set(sources(ask.embeds[0]))
+    # The reply carries the button too: the conversation goes on.
+    assert answered.custom_id(label="Ask a follow-up") == "paperbot:followup"
+
+
+async def test_every_answer_carries_the_button_and_notices_do_not(harness):
+    answer = await first_answer(harness)
+    assert [c.get("custom_id") for c in (await harness.mention(SAE)).components_flat()] == [
+        "paperbot:followup"
+    ]
+    assert posted(await harness.reply(answer, "who wrote it?")).message["components"]
+    assert not posted(await harness.reply(answer, "save it")).message["components"]
+    assert not posted(await harness.mention("")).message["components"]  # the help
+
+
+async def test_the_button_works_after_a_restart(make_harness):
+    """A press on an answer another process sent (or this one before a restart) is still answered."""
+    first = await make_harness()
+    ask = await first.run_command("ask", {"question": SAE, "public": True})
+    second = await make_harness()
+    second.fake.messages[int(ask.message["id"])] = ask.message
+    opened = await second.click(ask.message, "paperbot:followup")
+    assert opened.callback_type == 9
+    answered = await second.submit_modal(opened, {"question": "who wrote it?"})
+    assert not answered.ephemeral and answered.embeds[0]["description"].startswith("**Authors:** ")
+
+
+async def test_the_button_on_a_message_without_an_answer_says_so(harness):
+    ask = await harness.run_command("ask", {"question": SAE, "public": True})
+    harness.fake.messages[int(ask.message["id"])]["embeds"] = [{"title": "something else", "type": "rich"}]
+    pressed = await harness.click(ask.message, "paperbot:followup")
+    assert pressed.callback_type == 4 and pressed.ephemeral
+    assert "carries no answer" in pressed.content
+
+
+async def test_the_follow_up_form_shares_the_cooldown(make_harness):
+    h = await make_harness(cooldown_rate=1, cooldown_per=60.0)
+    ask = await h.run_command("ask", {"question": SAE})
+    opened = await h.click(ask.message, "paperbot:followup")
+    limited = await h.submit_modal(opened, {"question": "how much better is it?"})
+    assert limited.ephemeral and "try again in" in limited.content
