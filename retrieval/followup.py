@@ -190,23 +190,22 @@ def _cover(weights: Mapping[str, float], tokens: frozenset[str]) -> float:
     return sum(w for t, w in weights.items() if _meets(t, tokens)) / total if total else 0.0
 
 
+def _is_name(word: str, position: int) -> bool:
+    """A word written as a name: digits, capitals past its first letter, or a capital mid-sentence (the
+    rule retrieval.answer and bench/ask.py apply to questions)."""
+    return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or (
+        position > 0 and word[:1].isupper()
+    )
+
+
 def _name_share(text: str) -> float:
     words = _WORD_RE.findall(text)
-    names = sum(
-        1
-        for i, w in enumerate(words)
-        if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or (i > 0 and w[:1].isupper())
-    )
-    return names / max(len(words), 1)
+    return sum(1 for i, w in enumerate(words) if _is_name(w, i)) / max(len(words), 1)
 
 
 def _names(text: str) -> frozenset[str]:
-    """Tokens of the words the text writes as names (digits, inner capitals, a capital mid-sentence)."""
-    out: set[str] = set()
-    for i, w in enumerate(_WORD_RE.findall(text)):
-        if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:]) or (i > 0 and w[:1].isupper()):
-            out.update(tokenize(w))
-    return frozenset(out)
+    """Tokens of the words the text writes as names."""
+    return frozenset(t for i, w in enumerate(_WORD_RE.findall(text)) if _is_name(w, i) for t in tokenize(w))
 
 
 def _key(text: str) -> str:
