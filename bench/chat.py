@@ -89,6 +89,8 @@ DEFAULT_DATA = ROOT / "bench" / "data" / "chat_iclr2024.jsonl"
 ASPECTS = ("method", "data", "result", "limitation", "term")
 REQUESTS = ("authors", "venue", "similar", "save")
 TARGETS = {"with context": 0.65, "from a cited paper": 0.90, "subject changes detected": 0.80}
+#: Milliseconds each follow-up took to decide and answer (filled by :func:`run`).
+TIMES: list[float] = []
 #: L2 penalties tried for the sentence chooser; the one with the best leave-one-out answer@1 on half A wins.
 L2_GRID = (0.1, 0.3, 1.0, 3.0)
 
@@ -213,12 +215,14 @@ def run(index: Index, conversations: Sequence[Conversation], ids: dict[str, str]
         t = first_turn(index, c)
         cited = t.thread.paper_ids if t.thread else ()
         first_ok = bool(cited) and cited[0] == ids[c.first_paper]
+        started = time.perf_counter()
         decision = decide(index, t.papers, c.second)
         reply: Answer | None = None
         if decision.intent == "new":
             reply = index.answer(decision.question)
         elif decision.intent == "ask" and t.thread is not None:
             reply = answer_in_thread(index, decision, t.thread)
+        TIMES.append((time.perf_counter() - started) * 1000)
         target = decision.papers[0].id if decision.papers and decision.intent in REQUESTS else None
         outcomes.append(Outcome(c, first_ok, decision.intent, reply, index.answer(c.second), target, cited))
     return outcomes
@@ -473,6 +477,9 @@ def main(argv: list[str] | None = None) -> int:
         hits, n = table["B (held out)"][key]
         value = hits / n if n else math.nan
         print(f"  {key} {value:.3f} >= {target:.2f}: {'PASS' if value >= target else 'FAIL'}")
+    times = sorted(TIMES)
+    print(f"\nfollow-up decided and answered (of the ICLR abstracts): p50 {times[len(times) // 2]:.1f} ms, "
+          f"p99 {times[min(len(times) - 1, int(len(times) * 0.99))]:.1f} ms over {len(times)}")
     ask_paper_figures(index, ids)
     if args.misses:
         print_misses(outcomes, ids, args.misses)
