@@ -1025,7 +1025,9 @@ def _read_file(path: Path, display: str, headers: Sequence[str] = (HEADER,)) -> 
         return _FileResult([], [SkippedBlock(display, 1, why)])
     text, bad_line = _decode(data)
     if bad_line is not None:
-        logger.warning("%s:%d: not valid UTF-8; read as Windows-1252", display, bad_line)
+        # INFO, not WARNING: the ingest report names the file (cp1252_files) wherever a person reads it
+        # (paperbot index, the reindex reply); a warning line beside it said the same thing twice.
+        logger.info("%s:%d: not valid UTF-8; read as Windows-1252", display, bad_line)
     if not text.strip():
         return _FileResult([], [SkippedBlock(display, 1, "file: empty")], bad_line is not None)
     if _is_jsonl(path, text):

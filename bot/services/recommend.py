@@ -118,6 +118,7 @@ class RecommendService:
         return ResultPage(
             title="Recommended",
             subject=subject,
+            quoted=False,  # "from your list “theory”" already quotes what needs quoting
             hits=tuple(
                 Hit(paper=rec.paper, score=rec.score, rank=rec.rank, matched_terms=(), snippet=None)
                 for rec in chunk

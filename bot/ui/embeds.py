@@ -147,11 +147,13 @@ def hit_embed(hit: Hit, *, saved: bool = False, reason: str | None = None) -> di
     return embed
 
 
-def page_header(title: str, query: str, total: int, page: int, pages: int) -> str:
-    """The one-line header of a result page: what was asked, how many matched, which page."""
-    shown = truncate(" ".join(query.split()), 300)
+def page_header(title: str, query: str, total: int, page: int, pages: int, *, quoted: bool = True) -> str:
+    """The one-line header of a result page: what was asked (in quotes unless ``quoted=False``), how
+    many matched, which page."""
+    shown = discord.utils.escape_markdown(truncate(" ".join(query.split()), 300))
     where = f"page {page + 1}/{max(pages, 1)}"
-    text = f"**{title}** “{discord.utils.escape_markdown(shown)}” — {plural(total, 'paper')} · {where}"
+    subject = f"“{shown}”" if quoted else shown
+    text = f"**{title}** {subject} — {plural(total, 'paper')} · {where}"
     return fit_content(text) or ""
 
 
