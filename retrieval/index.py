@@ -1093,6 +1093,7 @@ def open_index(
         skipped=skipped,
         cp1252_files=tuple(corpus_meta["cp1252_files"]),
         ignored_files=tuple(corpus_meta["ignored_files"]),
+        **_counts_of(corpus_meta),
         build_seconds=time.perf_counter() - started,
         from_cache=False,
         extra=extra,
@@ -1187,6 +1188,7 @@ def _cached_report(
         skipped=meta["skipped_blocks"],
         cp1252_files=tuple(str(f) for f in corpus_meta.get("cp1252_files", ())),
         ignored_files=tuple(str(f) for f in corpus_meta.get("ignored_files", ())),
+        **_counts_of(corpus_meta),
         build_seconds=0.0,
         from_cache=True,
         extra={"cache": str(cache_file), "load_seconds": time.perf_counter() - started},
@@ -1277,6 +1279,9 @@ def _build_and_save(
                 "skipped": [[s.path, s.line, s.reason] for s in built.skipped],
                 "cp1252_files": list(built.cp1252_files),
                 "ignored_files": list(built.ignored_files),
+                "blocks": built.blocks,
+                "notes": [[s.path, s.line, s.reason] for s in built.notes],
+                "rejected": [[s.path, s.line, s.reason] for s in built.rejected],
             },
             "areas": built.area_names,
         }
@@ -1400,6 +1405,19 @@ def id_diff(
 
 def _ids_of(papers: Sequence[Paper]) -> list[str]:
     return papers.ids() if isinstance(papers, PaperTable) else [p.id for p in papers]
+
+
+def _counts_of(corpus_meta: dict[str, Any]) -> dict[str, Any]:
+    """The report's block count, notes and rejected files as a cache file's header keeps them."""
+
+    def blocks_of(rows: Any) -> tuple[SkippedBlock, ...]:
+        return tuple(SkippedBlock(str(f), int(line), str(why)) for f, line, why in rows or ())
+
+    return {
+        "blocks": int(corpus_meta.get("blocks", 0)),
+        "notes": blocks_of(corpus_meta.get("notes")),
+        "rejected_files": blocks_of(corpus_meta.get("rejected")),
+    }
 
 
 def _report(index: Index, previous: Index | None, **fields: Any) -> IngestReport:

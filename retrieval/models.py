@@ -151,16 +151,17 @@ class Answer:
 
 @dataclass(frozen=True, slots=True)
 class SkippedBlock:
-    """A block of a corpus file that could not be parsed."""
+    """A block of a corpus file that could not be read, a file that was rejected, or what was
+    repaired in a paper that loaded: where and why."""
 
     path: str
     line: int
-    reason: str  # "field: why" (the field is area, authors, abstract, block, record, id, url or file)
+    reason: str  # "field: why" (area, authors, abstract, title, block, record, id, url or file)
 
     @property
     def field(self) -> str:
-        """What was wrong: ``area``, ``authors``, ``abstract``, ``block``, ``record``, ``id``, ``url``
-        or ``file``."""
+        """What was wrong: ``area``, ``authors``, ``abstract``, ``title``, ``block``, ``record``, ``id``,
+        ``url`` or ``file``."""
         head, sep, _ = self.reason.partition(": ")
         return head if sep and " " not in head else ""
 
@@ -177,13 +178,17 @@ class SkippedBlock:
 class IngestReport:
     """What loading (and indexing) a corpus did.
 
+    The counts add up: ``papers + duplicates + len(skipped) == blocks``. How a report is worded (in
+    the CLI and in Discord) is :mod:`retrieval.report`'s.
+
     Attributes:
-        files: The corpus files read, in the order read.
+        files: The corpus files read, in the order read (a rejected file is not among them).
         papers: Number of distinct papers loaded.
-        duplicates: Number of blocks/records dropped because the same paper (or id) was already loaded.
-        duplicate_details: One human-readable line per duplicate (``"file:line: duplicate of <id> (first
-            seen file:line)"``, or ``"duplicate id <id>"`` when only an explicit id repeats).
-        skipped: Blocks that could not be parsed, with their reason.
+        duplicates: Number of blocks/records dropped because the same paper (the same abstract, or an
+            explicit id) was loaded from another one.
+        duplicate_details: One human-readable line per duplicate (``"file:line: duplicate of <id>
+            (loaded from file:line)"``, or ``"duplicate id <id>"`` when only an explicit id repeats).
+        skipped: Blocks that could not be read as a paper, with their reason (each one block).
         added: Ids present now but not in the previous index (all ids when there was none: then a
             tuple-like sequence read from the index on demand).
         removed: Ids of the previous index that are gone.
@@ -192,6 +197,10 @@ class IngestReport:
         from_cache: True when the index was loaded from a valid cache file.
         cp1252_files: Files that were not valid UTF-8 and were decoded as Windows-1252.
         ignored_files: Files of a corpus folder that were not read because of their extension.
+        blocks: Blocks and records read from the files (papers, duplicates and blocks skipped).
+        notes: Papers that loaded with something repaired or left out (a link dropped, an id
+            replaced), ``file:line: field: why`` each; they are among ``papers``.
+        rejected_files: Files that were not read at all (unreadable, empty, not text), with why.
     """
 
     files: tuple[str, ...]
@@ -207,3 +216,6 @@ class IngestReport:
     extra: dict[str, object] = field(default_factory=dict)
     cp1252_files: tuple[str, ...] = ()
     ignored_files: tuple[str, ...] = ()
+    blocks: int = 0
+    notes: tuple[SkippedBlock, ...] = ()
+    rejected_files: tuple[SkippedBlock, ...] = ()

@@ -1,0 +1,829 @@
+"""Read the plain-text corpus format: papers as people paste them from PDFs, web pages and chat.
+
+A paper is, in this order: an optional **title** line, an optional **area** line (``Area · Subarea``
+or ``Area``), the **authors** line (comma-separated; a trailing ``等`` or ``et al.`` means the list
+is cut), then the **abstract**, over any number of lines. Blank lines may separate the fields and
+must separate the papers (a file without any blank line has one line per field). A title can be
+given in two ways: a ``Title:`` line (``标题：``), which is always the title, or the line above the
+area line. A single line above the authors is the area when it reads as one (an ``X · Y`` line, a
+spelling used as an area elsewhere in the file, or one to four capitalised words), else the title.
+
+Roles come from the whole block, not from each line's shape alone: the file is segmented by dynamic
+programming into papers and skipped runs of lines at the least cost. Every well-formed paper costs
+nothing; the costs below say how unlikely a line is in each role (running text as the authors, an
+``X · Y`` line as the abstract, a name list as the title...). Inside a paragraph (lines without a
+blank line between them) every line after the abstract's first is the abstract's, whatever its
+shape (lowercase, ``and``, a comma, a digit, a bullet, a table row, a line of names); a new paper
+starts inside a paragraph only at a ``Title:`` line or at an ``X · Y`` line (which an abstract
+takes in only at a high cost). After a blank line the abstract goes on only with a table, a
+list, a line that continues the sentence (lowercase, a comma, ``and``...), after a line ending with
+``:``, or with the text after a table or a list. Whatever cannot be placed is reported as
+``file:line: field: why``, never loaded as a paper.
+
+PDF debris: an ``Abstract`` / ``摘要`` heading line (or the same word as a label before the text),
+a ``Keywords:`` / ``Index Terms—`` line, an arXiv identifier line (``arXiv:2401.01234v2 [cs.LG] 5
+Jan 2024``, which becomes the paper's link) and affiliation lines after the authors (``1University
+of ...``, ``*Equal contribution``, e-mail addresses) are left out of the fields; affiliation marks on
+names (digits, superscripts, ``* † ‡ ∗``) are dropped from the names
+(:func:`retrieval.corpus_fields.parse_authors`). Words a PDF broke at a line end are joined by
+:mod:`retrieval.hyphenation`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from retrieval.corpus_fields import (
+    Record,
+    area_key,
+    clean_area,
+    clean_line,
+    parse_authors,
+    preview,
+    split_lines,
+)
+from retrieval.english import plural
+from retrieval.hyphenation import join_break, own_words
+from retrieval.models import SkippedBlock
+
+__all__ = ["HEADER", "PieceLines", "join_lines", "known_areas", "parse_text", "segment", "text_lines"]
+
+HEADER = "论文检索"
+
+# What a line costs in each role (integers: the piece checks compare sums exactly).
+_SKIP = 10  # per skipped line
+_PROSE_IN_FIELD = 60  # running text as the title, area or authors
+_TABLE_IN_FIELD = 80  # a table row or list item as the title, area or authors
+_SEPARATOR_IN_AUTHORS = 35  # "X · Y" as the authors
+_SEPARATOR_AS_TITLE = 40  # "X · Y" as the title
+_KNOWN_AREA_AS_TITLE = 30  # a spelling used as an area elsewhere in the file, as the title
+_NAMES_AS_TITLE = 30  # a list of names as the title
+_NAME_AS_TITLE = 12  # one short name ("Angela Dai") as the title
+_TITLE = 4  # a title line without a "Title:" label (the area, when a line could be either, is cheaper)
+_SHORT_TITLE = 6  # ... of one or two words
+_SWAPPED = 4  # the area line above the title line
+_LIST_AS_AREA = 35  # a list of 4+ items without an area separator as the area
+_LONG_AREA = 30  # an area line over _AREA_MAX characters
+_LOWERCASE_FIELD = 20  # a title or area starting in lowercase (the rest of a sentence)
+_SENTENCE_FIELD = 12  # a title or area ending with a full stop
+_TITLE_LIKE_AREA = 10  # an area with ":" or "?" or lowercase words (a title's shape)
+_CONTINUED_TITLE = 15  # an area line after a line ending with "for", ":", ... (the title goes on)
+_NOT_A_NAME = 60  # an authors line holding a word no name holds ("that", "we", "the")
+_ODD_NAME = 8  # an authors line with a name of unusual shape (lowercase, long)
+_SENTENCE_AUTHORS = 10  # an authors line ending with a full stop
+_AREA_IN_ABSTRACT = 40  # an abstract (first line, or a line a paper could start at) that is "X · Y"
+_TITLE_IN_ABSTRACT = 100  # a "Title:" line inside an abstract
+_LIST_AS_ABSTRACT = 40  # an abstract that is a short comma list of names (an authors line)
+_SHORT_ABSTRACT = 12  # an abstract that starts with a short line that is no sentence (more than a
+# skipped line: two stray short lines are not a paper)
+_ODD_ABSTRACT = 2  # an abstract that starts with a line that is no sentence
+_MID_PARAGRAPH = 2  # a paper starting without a blank line before it
+_ATTACH_CONTINUATION = 2  # an abstract going on after a blank line with a continuing line
+_ATTACH_LOWERCASE = 4  # ... after a finished sentence, with text starting in lowercase
+_ATTACH_AFTER_TABLE = 8  # ... with text after a table or list (dearer than a title line)
+_NO = 1_000_000  # never
+_AREA_MAX = 200
+
+_SPACED_SEPARATOR = re.compile(r"\s(?:·|•|∙|->|→)\s")
+_CJK_RE = re.compile("[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+_TITLE_LABEL = re.compile(r"^(?:title|标题|题目)\s*[:：]\s*", re.I)
+_AREA_LABEL = re.compile(r"^(?:area|subject area|领域)\s*[:：]\s*", re.I)
+_AUTHORS_LABEL = re.compile(r"^(?:authors?|作者)\s*[:：]\s*", re.I)
+_ABSTRACT_LABEL = re.compile(r"^(?:abstract|摘\s*要)\s*(?:[:：.—–]|-{1,2}(?=\s))\s*", re.I)
+_ABSTRACT_HEADING = re.compile(r"^(?:abstract|摘\s*要)\s*[:：.—–-]?$", re.I)
+_KEYWORDS = re.compile(r"^(?:key\s*-?\s*words?|index\s+terms|关键词|关键字)\s*(?:[:：.—–]|-{1,2})", re.I)
+_ARXIV_LINE = re.compile(
+    r"^arxiv:\s*(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)(?:\s*\[[\w.\- ]+\])?"
+    r"(?:\s+\d{1,2}\s+[a-z]{3}\w*\s+\d{4})?$",
+    re.I,
+)
+_AFFILIATION_LINE = re.compile(
+    r"^(?:[\d¹²³⁴⁵⁶⁷⁸⁹⁰*†‡§¶∗⋆♠♣♥♦]+\s?\S.*(?:univ|institut|college|school|department|dept\.|lab|"
+    r"research|inc\.|ltd|corporation|company|center|centre|academy|hospital|google|microsoft|meta|"
+    r"deepmind|openai|nvidia|amazon|contribution|correspond|work done|大学|研究)|.*[\w.+-]+@[\w-]+\.\w)",
+    re.I,
+)
+_BULLET = re.compile(r"^(?:[-*•·–]\s|\(?\d{1,2}[.)]\s|\([a-z]\)\s|[a-z][.)]\s)")
+_CONTINUES = re.compile(r"^(?:[a-z]|[,;:)\]}%]|\d|(?:and|or|but|nor|as well as)\s)")
+# Words no author name holds: a line with one of them is running text, not a list of names.
+_NOT_NAME_WORDS = frozenset(
+    "the a an that this these those we our us it its is are was were be been being has have had "
+    "which who whom whose what when where how why show shows showed shown propose proposes proposed "
+    "present presents study studies studied find found use uses used using can could may might will "
+    "would should must not no than then there their they them such into onto from with without for "
+    "by on in to at as of via over under between both also only while however thus hence".split()
+)
+_NAME_PARTICLES = frozenset(
+    "de da del della der den di do dos du la le van von ten ter bin ibn al el y e zu af".split()
+)
+_SMALL_WORDS = frozenset("and of for the in on to with or a an & / - ·".split())
+_TITLE_GOES_ON = frozenset("a an the of for in on to with and or via from by at as towards toward".split())
+
+
+def _is_cjk(c: str) -> bool:
+    """CJK ideographs, kana, Hangul, and CJK and full-width punctuation."""
+    return "\u3000" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" or "\uf900" <= c <= "\ufaff" or (
+        "\uff00" <= c <= "\uffef"
+    )
+
+
+def _sentence_end(line: str) -> bool:
+    """A finished sentence somewhere: a lowercase word and ``.`` before a space or the end, ``!``,
+    ``?`` or CJK sentence punctuation (string scans, no regex: this runs on every line)."""
+    i = line.find(". ")
+    while i != -1:
+        if i >= 2 and line[i - 1].islower() and line[i - 2].isalpha():
+            return True
+        i = line.find(". ", i + 2)
+    if len(line) >= 3 and line[-1] == "." and line[-2].islower() and line[-3].isalpha():
+        return True
+    if "? " in line or "! " in line or line[-1:] in "?!":
+        return True
+    return not line.isascii() and ("。" in line or "！" in line or "？" in line)
+
+
+def _prose(line: str) -> bool:
+    """Reads as running text (an abstract): sentences, not a short field or a list of names."""
+    words = line.count(" ") + 1
+    if words >= 8:
+        commas = line.count(",") + line.count("，") + line.count("、")
+        if words > 4 * (commas + 1) and _sentence_end(line):
+            return True
+    if line.isascii() or _CJK_RE.search(line) is None:
+        return False
+    commas = line.count(",") + line.count("，") + line.count("、")
+    cjk = len(_CJK_RE.findall(line))
+    return cjk >= 12 and ("。" in line or (cjk >= 40 and cjk > 6 * (commas + 1)))
+
+
+def _ends_sentence(line: str) -> bool:
+    return line[-1:] in ".!?。！？"
+
+
+def _list_like(line: str) -> bool:
+    """A short comma list (two commas or more, few words per item): an authors line's shape."""
+    commas = line.count(",") + line.count("，") + line.count("、")
+    return commas >= 2 and line.count(" ") + 1 <= 4 * (commas + 1)
+
+
+def _is_table(line: str) -> bool:
+    return line[:1] == "|" and line.count("|") >= 2
+
+
+def known_areas(text: str) -> frozenset[str]:
+    """The area keys a file's ``X · Y`` and ``Area:`` lines give (and their top levels): the
+    evidence that a bare line elsewhere in it is an area. Computed from the whole file's text, so
+    that every piece of a split file reads with the same evidence."""
+    keys: set[str] = set()
+    for m in re.finditer(r"(?m)^[^\n]*?(?:\s(?:·|•|∙|->|→)\s|^\s*(?:area|领域)\s*[:：])[^\n]*$", text, re.I):
+        line = clean_line(m.group(0))
+        if not line or len(line) > _AREA_MAX or _prose(line):
+            continue
+        line = _AREA_LABEL.sub("", line)
+        key = area_key(line)
+        if key:
+            keys.add(key)
+            keys.add(key.split(" · ", 1)[0])
+    return frozenset(keys)
+
+
+# --------------------------------------------------------------------------------------------------
+# What each line costs in each role
+# --------------------------------------------------------------------------------------------------
+
+_PLAIN, _TITLE_L, _AREA_L, _AUTHORS_L, _ABSTRACT_L, _TABLE, _BULLET_K = range(7)
+
+
+class _Lines:
+    """The lines of a file (or a piece of it) and, computed on first use, their costs per role."""
+
+    def __init__(self, lines: Sequence[str], gap: Sequence[bool], known: Collection[str]) -> None:
+        self.lines = lines
+        self.gap = gap
+        self.known = known
+        n = len(lines)
+        self.prose = [_prose(x) for x in lines]
+        self.kind = [_kind(x) for x in lines]
+        self._area: list[int | None] = [None] * n
+        self._title: list[int | None] = [None] * n
+        self._authors: list[int | None] = [None] * n
+
+    def name_like(self, i: int) -> bool:
+        """A short list of names (what the title and the abstract must not be)."""
+        return self.authors_cost(i) == 0 and not self.prose[i]
+
+    def is_known(self, i: int) -> bool:
+        return bool(self.known) and area_key(_AREA_LABEL.sub("", self.lines[i])) in self.known
+
+    def area_cost(self, i: int) -> int:
+        cost = self._area[i]
+        if cost is None:
+            cost = self._area[i] = self._area_cost(i)
+        return cost
+
+    def _area_cost(self, i: int) -> int:
+        line, kind = self.lines[i], self.kind[i]
+        if kind == _AREA_L:
+            return 0
+        if kind != _PLAIN:
+            return _NO if kind in (_TITLE_L, _AUTHORS_L, _ABSTRACT_L) else _TABLE_IN_FIELD
+        if self.prose[i]:
+            return _PROSE_IN_FIELD
+        if len(line) > _AREA_MAX:
+            return _LONG_AREA
+        separated = _SPACED_SEPARATOR.search(line) is not None
+        if separated or self.is_known(i):
+            return 0
+        if _list_like(line) and line.count(",") + line.count("，") >= 3:
+            return _LIST_AS_AREA
+        cost = 0
+        if _CONTINUES.match(line) and not line[:1].isdigit() or line[-1:] in ",，;；、":
+            cost += _LOWERCASE_FIELD
+        if line[-1:] == ".":
+            cost += _SENTENCE_FIELD
+        words = _words(line)
+        if len(words) >= 7:
+            cost += 12
+        elif len(words) >= 5:
+            cost += 8
+        elif len(words) >= 3:
+            cost += 3 + (4 if self.known else 0)
+        if ":" in line or "?" in line or any(
+            w[:1].islower() and w.lower() not in _SMALL_WORDS for w in words[1:]
+        ):
+            cost += _TITLE_LIKE_AREA
+        return cost
+
+    def title_cost(self, i: int) -> int:
+        cost = self._title[i]
+        if cost is None:
+            cost = self._title[i] = self._title_cost(i)
+        return cost
+
+    def _title_cost(self, i: int) -> int:
+        line, kind = self.lines[i], self.kind[i]
+        if kind == _TITLE_L:
+            return 0
+        if kind != _PLAIN:
+            return _NO if kind in (_AREA_L, _AUTHORS_L, _ABSTRACT_L) else _TABLE_IN_FIELD
+        if self.prose[i]:
+            return _PROSE_IN_FIELD
+        if _SPACED_SEPARATOR.search(line):
+            return _SEPARATOR_AS_TITLE
+        if self.is_known(i):
+            return _KNOWN_AREA_AS_TITLE
+        cost = _TITLE
+        words = line.split()
+        if len(words) <= 2 and not _CJK_RE.search(line):
+            cost += _SHORT_TITLE
+        if line[-1:] in ",，;；、":
+            cost += _LOWERCASE_FIELD
+        if self.authors_cost(i) == 0:
+            names = parse_authors(line)[0]
+            if len(names) > 1:
+                cost += _NAMES_AS_TITLE
+            elif len(words) <= 3 and not any(w.lower() in _SMALL_WORDS for w in words):
+                cost += _NAME_AS_TITLE
+        if _CONTINUES.match(line) and not line[:1].isdigit():
+            cost += _LOWERCASE_FIELD
+        if line[-1:] == "." and not line.endswith("et al."):
+            cost += _SENTENCE_FIELD
+        if len(line) > 300:
+            cost += _LONG_AREA
+        return cost
+
+    def authors_cost(self, i: int) -> int:
+        cost = self._authors[i]
+        if cost is None:
+            cost = self._authors[i] = self._authors_cost(i)
+        return cost
+
+    def _authors_cost(self, i: int) -> int:
+        line, kind = self.lines[i], self.kind[i]
+        if kind == _AUTHORS_L:
+            return 0
+        if kind != _PLAIN:
+            return _NO if kind in (_TITLE_L, _AREA_L, _ABSTRACT_L) else _TABLE_IN_FIELD
+        if self.prose[i]:
+            return _PROSE_IN_FIELD
+        if _SPACED_SEPARATOR.search(line):
+            return _SEPARATOR_IN_AUTHORS
+        names, _ = parse_authors(line)
+        if not names:
+            return _NOT_A_NAME
+        cost = 0
+        for name in names:
+            shape = _name_shape(name)
+            if shape == 2:
+                return _NOT_A_NAME
+            if shape == 1:
+                cost = _ODD_NAME
+        if line[-1:] == "." and not re.search(r"(?:\bal|\b[A-Z])\.$", line):
+            cost += _SENTENCE_AUTHORS
+        return cost
+
+    def abstract_cost(self, i: int) -> int:
+        """What line ``i`` costs as an abstract's first line."""
+        line, kind = self.lines[i], self.kind[i]
+        if kind == _ABSTRACT_L or self.prose[i]:
+            return 0
+        if kind in (_TITLE_L, _AREA_L, _AUTHORS_L):
+            return _NO
+        if kind != _PLAIN:
+            return _SHORT_ABSTRACT
+        if _SPACED_SEPARATOR.search(line) or self.is_known(i):
+            return _AREA_IN_ABSTRACT
+        if _list_like(line) and self.authors_cost(i) <= _ODD_NAME:
+            return _LIST_AS_ABSTRACT
+        if len(line) < 60 and not _ends_sentence(line) and self.area_cost(i) <= 3:
+            return _AREA_IN_ABSTRACT  # "Social Aspects": an area line, not an abstract
+        short = len(line) < 15 if _CJK_RE.search(line) else len(line) < 40
+        return _SHORT_ABSTRACT if short else _ODD_ABSTRACT
+
+
+def _words(line: str) -> list[str]:
+    """A line's words, a run of CJK characters counting one word per three characters."""
+    if not _CJK_RE.search(line):
+        return line.split()
+    out: list[str] = []
+    for w in line.split():
+        cjk = len(_CJK_RE.findall(w))
+        out += [w] * max(1, -(-cjk // 3))
+    return out
+
+
+def _kind(line: str) -> int:
+    c = line[0]
+    if c in "Tt标题" and _TITLE_LABEL.match(line) and len(line) > 6:
+        return _TITLE_L
+    if c in "Aa领作摘" or c in "Ss":
+        if _AREA_LABEL.match(line):
+            return _AREA_L
+        if _AUTHORS_LABEL.match(line):
+            return _AUTHORS_L
+        if _ABSTRACT_LABEL.match(line):
+            return _ABSTRACT_L
+    if c == "|" and _is_table(line):
+        return _TABLE
+    if c in "-*•·–(" or c.isdigit() or c.islower():
+        if _BULLET.match(line):
+            return _BULLET_K
+    return _PLAIN
+
+
+def _name_shape(name: str) -> int:
+    """0: reads as a person's or a team's name; 1: unusual (lowercase, very long, digits); 2: holds
+    a word no name holds (running text)."""
+    words = name.replace(".", ". ").split()
+    if not words:
+        return 1
+    if _CJK_RE.search(name):  # 2-4 characters for most Chinese names, a few more for others
+        size = len(name.replace(" ", ""))
+        return 0 if size <= 8 else 1 if size <= 12 else 2
+    odd = False
+    for w in words:
+        bare = w.strip(".,'’")
+        if bare in _NOT_NAME_WORDS:  # as written: "A" is an initial, "a" is an article
+            return 2
+        if w[:1].isupper() or bare.lower() in _NAME_PARTICLES or (len(w) <= 2 and w.endswith(".")):
+            continue
+        odd = True
+    if len(words) > 9 or any(c.isdigit() for c in name):
+        return 2 if len(words) > 12 else 1
+    return 1 if odd else 0
+
+
+# --------------------------------------------------------------------------------------------------
+# Segmentation
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Paper:
+    start: int  # first line (the title's, the area's or the authors')
+    title: tuple[int, int] | None
+    area: int | None
+    authors: tuple[int, int]
+    abstract: tuple[int, int]
+
+
+@dataclass(slots=True)
+class PieceLines:
+    """Where a piece's text is in its file (see :func:`retrieval.corpus.read_piece`)."""
+
+    first_number: int  # the line number of its text's first line
+    proper_number: int  # the line number where the piece proper starts (after a blank line)
+    more: bool  # the file goes on after the piece
+    known: frozenset[str] = frozenset()  # the whole file's :func:`known_areas`
+    at_cut: bool = False  # its text starts where the previous piece proper starts (a paper starts)
+    ok: bool = False  # set by the parse: the split holds (see :func:`segment`)
+
+
+def _header_layouts(f: _Lines, i: int, n: int, more: bool) -> list[tuple[int, _Paper]]:
+    """The ways a paper can start at line ``i``: (cost of its header, the paper with its abstract
+    starting line and, for now, one line long). Title and area are optional; the authors may wrap
+    over lines of the same paragraph that end with a comma."""
+    gap, lines, prose = f.gap, f.lines, f.prose
+    out: list[tuple[int, _Paper]] = []
+
+    def authors_at(a: int) -> tuple[int, int] | None:
+        first = a
+        while (a + 2 < n or more) and a + 1 < n and not gap[a + 1] and lines[a][-1:] in ",，" and (
+            not prose[a + 1]
+        ):
+            a += 1
+        return (first, a) if a + 1 < n else None
+
+    def add(cost: int, title: tuple[int, int] | None, area: int | None, a: int) -> None:
+        if cost >= _NO:
+            return
+        span = authors_at(a)
+        if span is None:
+            return
+        cost += f.authors_cost(span[0])
+        for k in range(span[0] + 1, span[1] + 1):
+            cost += min(f.authors_cost(k), _PROSE_IN_FIELD)
+        if cost >= _NO:
+            return
+        s = span[1] + 1
+        while s + 1 < n and not gap[s] and not prose[s] and _AFFILIATION_LINE.match(lines[s]):
+            s += 1  # affiliation lines after the names: left out
+        cost += f.abstract_cost(s)
+        if cost < _NO:
+            out.append((cost, _Paper(i, title, area, span, (s, s))))
+
+    # on a tie the first way wins: the seed format's area and authors first
+    if i + 1 < n:
+        add(f.area_cost(i), None, i, i + 1)
+    add(0, None, None, i)
+    if i + 1 < n:
+        add(f.title_cost(i), (i, i), None, i + 1)
+    if i + 2 < n:
+        goes_on = lines[i].rsplit(None, 1)[-1].lower() in _TITLE_GOES_ON or lines[i][-1:] in ":-–"
+        area_next = f.area_cost(i + 1) + (_CONTINUED_TITLE if goes_on else 0)
+        add(f.title_cost(i) + area_next, (i, i), i + 1, i + 2)
+        add(f.area_cost(i) + f.title_cost(i + 1) + _SWAPPED, (i + 1, i + 1), i, i + 2)
+        if not gap[i + 1] and not _ends_sentence(lines[i]) and f.kind[i + 1] == _PLAIN:
+            two = f.title_cost(i) + max(f.title_cost(i + 1) - _TITLE, 0) + (0 if goes_on else _TITLE)
+            add(two, (i, i + 1), None, i + 2)
+            if i + 3 < n:
+                add(two + f.area_cost(i + 2), (i, i + 1), i + 2, i + 3)
+    return out
+
+
+def segment(
+    lines: Sequence[str],
+    gap: Sequence[bool],
+    continuations: bool,
+    known: Collection[str] = frozenset(),
+    *,
+    more: bool = False,
+    begin: int = 0,
+    at_cut: bool = False,
+) -> tuple[list[_Paper | tuple[int, int]], bool]:
+    """Papers and skipped runs ``(first, last)`` covering every line from ``begin``, in order.
+
+    ``gap[i]``: a blank line comes before line ``i``. ``continuations``: the file has blank lines
+    (without any, each field is one line). ``known``: :func:`known_areas` of the whole file.
+
+    A piece of a file (see :func:`retrieval.corpus.read_piece`): ``more`` says that the file goes on
+    after ``lines`` past a blank line, and ``begin`` is where the piece proper starts (the lines
+    before it, the end of the previous piece, are read only to check the split). The second value
+    says whether the segmentation from ``begin`` is the whole file's: a paper starts at ``begin``,
+    no way of reading a paper that starts before ``begin`` reaches it (every segmentation passes
+    through ``begin``), and the abstract before it cannot go on into it. Then the previous piece,
+    read with ``more``, segments its lines as the whole file does (the costs are integers: the sums
+    are exact), provided its own check holds. ``at_cut``: ``lines`` start where a piece proper
+    starts (every reading of the file passes there, when that piece's check holds).
+    """
+    return _segment(_Lines(lines, gap, known), continuations, more=more, begin=begin, at_cut=at_cut)
+
+
+def _segment(
+    f: _Lines, continuations: bool, *, more: bool = False, begin: int = 0, at_cut: bool = False
+) -> tuple[list[_Paper | tuple[int, int]], bool]:
+    """:func:`segment` of lines whose costs ``f`` gives."""
+    lines, gap = f.lines, f.gap
+    n = len(lines)
+    prose, kind = f.prose, f.kind
+    para_end = [0] * n
+    for i in range(n - 1, -1, -1):
+        para_end[i] = i if i + 1 == n or gap[i + 1] else para_end[i + 1]
+    # where a paper may start: after a blank line (any line, in a file without blank lines), or
+    # inside a paragraph at a "Title:" line or at a short "X · Y" line
+    strong = [False] * n
+    if continuations:
+        for i in range(1, n):
+            if gap[i]:
+                continue
+            if kind[i] == _TITLE_L:
+                strong[i] = True
+            elif (
+                kind[i] == _PLAIN
+                and not prose[i]
+                and len(lines[i]) < 150
+                and not _ends_sentence(lines[i])
+                and _SPACED_SEPARATOR.search(lines[i])
+            ):
+                strong[i] = True
+    next_stop = [0] * (n + 1)  # the next line > i where the abstract meets a possible paper start
+    next_stop[n] = n
+    for i in range(n - 1, -1, -1):
+        nxt = i + 1
+        next_stop[i] = nxt if nxt >= n or gap[nxt] or strong[nxt] else next_stop[nxt]
+    best = [0] * (n + 1)
+    choice: list[_Paper | None] = [None] * n
+    for i in range(n - 1, -1, -1):
+        cost = _SKIP + best[i + 1]
+        pick: _Paper | None = None
+        can_start = (gap[i] or strong[i] or not continuations) and not prose[i] and kind[i] in (
+            _PLAIN,
+            _TITLE_L,
+            _AREA_L,
+            _AUTHORS_L,
+        )
+        if can_start:
+            start_cost = _MID_PARAGRAPH if not gap[i] else 0
+            for head, paper in _header_layouts(f, i, n, more):
+                s = paper.abstract[0]
+                total = head + start_cost
+                if not continuations:  # one line per field
+                    if total + best[s + 1] < cost:
+                        cost, pick = total + best[s + 1], paper
+                    continue
+                e = next_stop[s] - 1
+                while True:
+                    if total + best[e + 1] < cost:
+                        cost = total + best[e + 1]
+                        pick = _Paper(i, paper.title, paper.area, paper.authors, (s, e))
+                    nxt = e + 1
+                    if nxt >= n:
+                        break
+                    if gap[nxt]:
+                        extra = _attach_cost(f, e, nxt)
+                    elif strong[nxt]:
+                        extra = _TITLE_IN_ABSTRACT if kind[nxt] == _TITLE_L else _AREA_IN_ABSTRACT
+                    else:  # pragma: no cover - next_stop stops only at a gap or a strong start
+                        extra = 0
+                    if extra >= _NO:
+                        break
+                    total += extra
+                    if total >= cost:
+                        break
+                    e = next_stop[nxt] - 1
+        best[i] = cost
+        choice[i] = pick
+    ok = True
+    if begin > 0:
+        # the whole file's reading passes through ``begin`` when no paper chosen from the paragraph
+        # before it (and the three lines a header can take before that) runs into it, and the
+        # abstract before it cannot go on into it (then no paper from further back can reach it)
+        first = begin - 1
+        while first > 0 and not gap[first]:
+            first -= 1
+        first = max(0, first - 3)
+        ok = (
+            begin < n
+            and gap[begin]
+            and isinstance(choice[begin], _Paper)
+            and (first > 0 or at_cut)
+            and all(_ends_before(choice[i], begin) for i in range(first, begin))
+            and _attach_cost(f, begin - 1, begin) >= _NO
+        )
+    out: list[_Paper | tuple[int, int]] = []
+    i = begin
+    while i < n:
+        pick = choice[i]
+        if pick is None:
+            # a skipped run ends after running text: an abstract closes whatever block it ends
+            if out and isinstance(out[-1], tuple) and out[-1][1] == i - 1 and not prose[i - 1]:
+                out[-1] = (out[-1][0], i)
+            else:
+                out.append((i, i))
+            i += 1
+        else:
+            out.append(pick)
+            i = pick.abstract[1] + 1
+    return out, ok
+
+
+def _ends_before(pick: _Paper | None, line: int) -> bool:
+    return pick is None or pick.abstract[1] < line
+
+
+def _attach_cost(f: _Lines, last: int, nxt: int) -> int:
+    """What it costs the abstract ending at line ``last`` to go on with the paragraph starting at
+    ``nxt`` (after a blank line)."""
+    line, kind = f.lines[nxt], f.kind[nxt]
+    if kind in (_TABLE, _BULLET_K) or f.lines[last][-1:] in ":：":
+        return 0
+    if kind != _PLAIN or _SPACED_SEPARATOR.search(line):
+        return _NO
+    if f.kind[last] in (_TABLE, _BULLET_K):
+        return _ATTACH_AFTER_TABLE
+    if not _ends_sentence(f.lines[last]):
+        # the sentence goes on: "... an accuracy of" + "93.5% on ImageNet", "and we ...", ", while"
+        return _ATTACH_CONTINUATION if _CONTINUES.match(line) else _NO
+    if line[:1].islower() and line.count(" ") >= 3:
+        return _ATTACH_LOWERCASE  # a new sentence starting in lowercase ("iPhone", "k-means")
+    return _NO
+
+
+# --------------------------------------------------------------------------------------------------
+# Fields
+# --------------------------------------------------------------------------------------------------
+
+
+def _structural(line: str) -> bool:
+    """A markdown table row or bulleted list item: it keeps its own line in the abstract."""
+    return _is_table(line) or line[:2] in ("- ", "* ", "• ")
+
+
+def join_lines(parts: Sequence[str]) -> str:
+    """Lines of one field joined: a space between words, none between CJK characters, a newline
+    before and after table rows and list items, and a word broken at a line end joined back (or its
+    real hyphen kept: :func:`retrieval.hyphenation.join_break`, with the field's own words as
+    evidence)."""
+    if len(parts) == 1:
+        return parts[0]
+    own = None
+    out = parts[0]
+    for k in range(1, len(parts)):
+        part = parts[k]
+        if _structural(part) or _structural(parts[k - 1]):
+            out += "\n" + part
+        elif out[-1:] == "-" and out[-2:-1].isalnum():
+            if own is None:
+                own = _own_words(parts)
+            out = join_break(out, part, own)
+        elif _is_cjk(out[-1:] or " ") and _is_cjk(part[:1] or " "):
+            out += part
+        else:
+            out += " " + part
+    return out
+
+
+def _own_words(parts: Sequence[str]):  # noqa: ANN202 (a Counter)
+    """The words of a field's lines, less those a line break cut (the evidence for joining them)."""
+    tokens: list[str] = []
+    for k, part in enumerate(parts):
+        words = part.split()
+        if k > 0 and parts[k - 1][-1:] == "-":
+            words = words[1:]
+        if part[-1:] == "-":
+            words = words[:-1]
+        tokens += words
+    return own_words(tokens)
+
+
+def _field(lines: Sequence[str], span: tuple[int, int]) -> str:
+    first, last = span
+    return lines[first] if first == last else join_lines(lines[first : last + 1])
+
+
+def _skipped_reason(
+    f: _Lines, numbers: Sequence[int], first: int, last: int, after_abstract: bool, more: bool = False
+) -> tuple[int, str]:
+    """Where and why a run of lines could not be read as a paper: ``(line number, "field: why")``."""
+    lines = f.lines
+    run = lines[first : last + 1]
+    count = len(run)
+    expected = "expected an optional title line, an optional area line, the authors line, then the abstract"
+    if f.kind[first] in (_TABLE, _BULLET_K):
+        what = "a table" if f.kind[first] == _TABLE else "a list"
+        return numbers[first], f"block: {what} on its own, {preview(run[0])}, not after an abstract"
+    if last == len(lines) - 1 and not more and count <= 3 and not any(f.prose[first : last + 1]):
+        field = "authors" if count == 1 else "abstract"
+        ends = f"the file ends after {preview(run[-1])} (an incomplete block)"
+        return numbers[first], f"{field}: missing: {ends}"
+    if count == 1:
+        if f.prose[first]:
+            hint = (
+                "; if it goes on from the abstract above, remove the blank line before it"
+                if after_abstract
+                else f" ({expected})"
+            )
+            return numbers[first], f"block: an abstract on its own, {preview(run[0])}{hint}"
+        return numbers[first], f"block: a line on its own, {preview(run[0])} ({expected})"
+    if count == 2:
+        one, two = run
+        p1, p2 = f.prose[first], f.prose[first + 1]
+        if p2 and not p1:
+            what = "the area " if _SPACED_SEPARATOR.search(one) or f.is_known(first) else ""
+            why = f"the line after {what}{preview(one)} is the abstract"
+            return numbers[first + 1], f"authors: missing: {why}"
+        if not p1 and not p2:
+            return numbers[first], (
+                f"abstract: missing: the 2 lines {preview(one)} and {preview(two)} are not followed by "
+                f"an abstract ({expected})"
+            )
+    for offset, line in enumerate(run[:3]):
+        if f.prose[first + offset] and offset < count - 1:
+            return numbers[first + offset], (
+                f"authors: found running text {preview(line)} where the authors line belongs; "
+                f"{plural(count, 'line')} skipped ({expected})"
+            )
+    lines_from = f"{plural(count, 'line')} from {preview(run[0])}"
+    return numbers[first], f"block: {lines_from} could not be read ({expected})"
+
+
+def _strip_label(pattern: re.Pattern[str], text: str) -> str:
+    return pattern.sub("", text, count=1) or text
+
+
+def text_lines(
+    text: str, headers: Sequence[str] = (HEADER,), first_number: int = 1
+) -> tuple[list[str], list[int], list[bool], list[tuple[int, str]]]:
+    """The lines a text's fields are read from: ``(lines, their numbers, whether a blank line comes
+    before each, arXiv ids)``. Blank lines, header lines and PDF debris (an ``Abstract`` heading, a
+    ``Keywords:`` line) are left out; an arXiv identifier line is left out too, and its id listed
+    with the index of the next line kept."""
+    lines: list[str] = []
+    numbers: list[int] = []
+    gap: list[bool] = []
+    arxiv: list[tuple[int, str]] = []
+    blank = True
+    header_set = {h.strip() for h in headers if h.strip()}
+    for number, raw in enumerate(split_lines(text), start=first_number):
+        line = clean_line(raw)
+        if not line:
+            blank = True
+            continue
+        if line in header_set or line.rstrip(" :：") in header_set:
+            blank = True
+            continue
+        c = line[0]
+        if c in "AaKkIi摘关" and len(line) < 200:
+            if _ABSTRACT_HEADING.match(line) or _KEYWORDS.match(line):
+                continue  # PDF debris: neither a field nor a paper boundary
+            m = _ARXIV_LINE.match(line)
+            if m:
+                arxiv.append((len(lines), m.group(1)))
+                continue
+        lines.append(line)
+        numbers.append(number)
+        gap.append(blank)
+        blank = False
+    return lines, numbers, gap, arxiv
+
+
+def parse_text(
+    text: str, source: str, headers: Sequence[str] = (HEADER,), piece: PieceLines | None = None
+) -> tuple[list[Record], list[SkippedBlock]]:
+    """Parse the plain-text format (see the module docstring). For a piece of a file, ``piece``
+    says where ``text`` is in it (and gets whether the split holds).
+
+    Returns:
+        The papers read, and the runs of lines that could not be read, each a block.
+    """
+    first = 1 if piece is None else piece.first_number
+    lines, numbers, gap, arxiv = text_lines(text, headers, first)
+    known = known_areas(text) if piece is None else piece.known
+    f = _Lines(lines, gap, known)
+    begin = 0
+    if piece is None:
+        continuations = any(gap[1:])  # a file without any blank line has one line per field
+        parts, _ = _segment(f, continuations)
+    else:  # a file split at a blank line has blank lines
+        begin = bisect.bisect_left(numbers, piece.proper_number)
+        parts, piece.ok = _segment(f, True, more=piece.more, begin=begin, at_cut=piece.at_cut)
+        # an arXiv line at the very end goes to the paper after it, in the next piece: read whole
+        if piece.more and arxiv and arxiv[-1][0] >= len(lines):
+            piece.ok = False
+    more = piece is not None and piece.more
+    records: list[Record] = []
+    skipped: list[SkippedBlock] = []
+    areas: dict[str, str] = {}  # clean_area of each area line (a file has few distinct ones)
+    # an arXiv line belongs to the first paper that ends after it (the lines before a piece proper
+    # belong to the previous piece's papers)
+    links = iter([x for x in arxiv if x[0] >= begin])
+    link = next(links, None)
+    previous_end = -2
+    for part in parts:
+        if isinstance(part, tuple):
+            after = previous_end == part[0] - 1
+            number, reason = _skipped_reason(f, numbers, *part, after, more)
+            skipped.append(SkippedBlock(source, number, reason))
+            continue
+        url = None
+        while link is not None and link[0] <= part.abstract[1]:
+            url = url or f"https://arxiv.org/abs/{link[1]}"
+            link = next(links, None)
+        title = None
+        if part.title is not None:
+            title = _strip_label(_TITLE_LABEL, _field(lines, part.title)).strip() or None
+        area = ""
+        if part.area is not None:
+            raw_area = _strip_label(_AREA_LABEL, lines[part.area])
+            area = areas.get(raw_area) or areas.setdefault(raw_area, clean_area(raw_area))
+        names, et_al = parse_authors(_field(lines, part.authors))
+        abstract = _field(lines, part.abstract)
+        if f.kind[part.abstract[0]] == _ABSTRACT_L:
+            abstract = _strip_label(_ABSTRACT_LABEL, abstract)
+        where = f"{source}:{numbers[part.start]}"
+        records.append(Record(where, None, title, names, et_al, area, abstract, url))
+        previous_end = part.abstract[1]
+    return records, skipped
