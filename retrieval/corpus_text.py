@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from retrieval.corpus_fields import (
@@ -88,6 +88,13 @@ _NO = 1_000_000  # never
 _AREA_MAX = 200
 
 _SPACED_SEPARATOR = re.compile(r"\s(?:·|•|∙|->|→)\s")
+
+
+def _separated(line: str) -> bool:
+    """An ``X · Y`` line's separator in it (the string tests first: most lines have none)."""
+    return ("·" in line or "•" in line or "∙" in line or "->" in line or "→" in line) and (
+        _SPACED_SEPARATOR.search(line) is not None
+    )
 _CJK_RE = re.compile("[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _TITLE_LABEL = re.compile(r"^(?:title|标题|题目)\s*[:：]\s*", re.I)
 _AREA_LABEL = re.compile(r"^(?:area|subject area|领域)\s*[:：]\s*", re.I)
@@ -106,6 +113,7 @@ _AFFILIATION_LINE = re.compile(
     r"deepmind|openai|nvidia|amazon|contribution|correspond|work done|大学|研究)|.*[\w.+-]+@[\w-]+\.\w)",
     re.I,
 )
+_DIGIT = re.compile(r"\d")
 _BULLET = re.compile(r"^(?:[-*•·–]\s|\(?\d{1,2}[.)]\s|\([a-z]\)\s|[a-z][.)]\s)")
 _CONTINUES = re.compile(r"^(?:[a-z]|[,;:)\]}%]|\d|(?:and|or|but|nor|as well as)\s)")
 # Words no author name holds: a line with one of them is running text, not a list of names.
@@ -173,17 +181,45 @@ def _is_table(line: str) -> bool:
     return line[:1] == "|" and line.count("|") >= 2
 
 
+_AREA_LINE_LABEL = re.compile(r"(?im)^[ \t]*(?:area|subject area|领域)\s*[:：]")
+
+
 def known_areas(text: str) -> frozenset[str]:
     """The area keys a file's ``X · Y`` and ``Area:`` lines give (and their top levels): the
     evidence that a bare line elsewhere in it is an area. Computed from the whole file's text, so
     that every piece of a split file reads with the same evidence."""
+    starts: set[int] = set()
+    areas: set[str] = set()
+    for mark in ("·", "•", "∙", "->", "→"):  # str.find, far faster than a regex over the file
+        at = text.find(mark)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            if start not in starts:
+                end = text.find("\n", at)
+                raw = text[start : len(text) if end == -1 else end]
+                if raw in areas or _separated(raw):
+                    areas.add(raw)
+                    starts.add(start)
+                at = text.find(mark, at + 1) if end == -1 else text.find(mark, end)
+            else:
+                at = text.find("\n", at)
+                at = -1 if at == -1 else text.find(mark, at)
+    for m in _AREA_LINE_LABEL.finditer(text):
+        starts.add(m.start())
     keys: set[str] = set()
-    for m in re.finditer(r"(?m)^[^\n]*?(?:\s(?:·|•|∙|->|→)\s|^\s*(?:area|领域)\s*[:：])[^\n]*$", text, re.I):
-        line = clean_line(m.group(0))
-        if not line or len(line) > _AREA_MAX or _prose(line):
+    seen: set[str] = set()
+    for start in starts:
+        end = text.find("\n", start)
+        raw = text[start : len(text) if end == -1 else end]
+        if raw in seen:
             continue
-        line = _AREA_LABEL.sub("", line)
-        key = area_key(line)
+        seen.add(raw)
+        line = clean_line(raw)
+        if not line or len(line) > _AREA_MAX:
+            continue
+        if _prose(line) or "\n" in line:
+            continue
+        key = area_key(_AREA_LABEL.sub("", line))
         if key:
             keys.add(key)
             keys.add(key.split(" · ", 1)[0])
@@ -207,9 +243,11 @@ class _Lines:
         n = len(lines)
         self.prose = [_prose(x) for x in lines]
         self.kind = [_kind(x) for x in lines]
+        self.sep = [_separated(x) for x in lines]
         self._area: list[int | None] = [None] * n
         self._title: list[int | None] = [None] * n
         self._authors: list[int | None] = [None] * n
+        self.names: dict[int, tuple[tuple[str, ...], bool]] = {}  # parse_authors of lines read so
 
     def name_like(self, i: int) -> bool:
         """A short list of names (what the title and the abstract must not be)."""
@@ -234,8 +272,7 @@ class _Lines:
             return _PROSE_IN_FIELD
         if len(line) > _AREA_MAX:
             return _LONG_AREA
-        separated = _SPACED_SEPARATOR.search(line) is not None
-        if separated or self.is_known(i):
+        if self.sep[i] or self.is_known(i):
             return 0
         if _list_like(line) and line.count(",") + line.count("，") >= 3:
             return _LIST_AS_AREA
@@ -271,7 +308,7 @@ class _Lines:
             return _NO if kind in (_AREA_L, _AUTHORS_L, _ABSTRACT_L) else _TABLE_IN_FIELD
         if self.prose[i]:
             return _PROSE_IN_FIELD
-        if _SPACED_SEPARATOR.search(line):
+        if self.sep[i]:
             return _SEPARATOR_AS_TITLE
         if self.is_known(i):
             return _KNOWN_AREA_AS_TITLE
@@ -309,18 +346,20 @@ class _Lines:
             return _NO if kind in (_TITLE_L, _AREA_L, _ABSTRACT_L) else _TABLE_IN_FIELD
         if self.prose[i]:
             return _PROSE_IN_FIELD
-        if _SPACED_SEPARATOR.search(line):
+        if self.sep[i]:
             return _SEPARATOR_IN_AUTHORS
-        names, _ = parse_authors(line)
+        names, et_al = parse_authors(line)
+        self.names[i] = (names, et_al)
         if not names:
             return _NOT_A_NAME
-        cost = 0
+        odd = 0
         for name in names:
             shape = _name_shape(name)
             if shape == 2:
                 return _NOT_A_NAME
-            if shape == 1:
-                cost = _ODD_NAME
+            odd += shape
+        # odd names ("jun chen") in a list are still a list of names; one alone is doubtful
+        cost = _ODD_NAME if odd and len(names) == 1 else 0
         if line[-1:] == "." and not re.search(r"(?:\bal|\b[A-Z])\.$", line):
             cost += _SENTENCE_AUTHORS
         return cost
@@ -328,13 +367,13 @@ class _Lines:
     def abstract_cost(self, i: int) -> int:
         """What line ``i`` costs as an abstract's first line."""
         line, kind = self.lines[i], self.kind[i]
-        if kind == _ABSTRACT_L or self.prose[i]:
+        if kind == _ABSTRACT_L or self.prose[i] or len(line) >= 200 and not self.sep[i]:
             return 0
         if kind in (_TITLE_L, _AREA_L, _AUTHORS_L):
             return _NO
         if kind != _PLAIN:
             return _SHORT_ABSTRACT
-        if _SPACED_SEPARATOR.search(line) or self.is_known(i):
+        if self.sep[i] or self.is_known(i):
             return _AREA_IN_ABSTRACT
         if _list_like(line) and self.authors_cost(i) <= _ODD_NAME:
             return _LIST_AS_ABSTRACT
@@ -377,6 +416,9 @@ def _kind(line: str) -> int:
 def _name_shape(name: str) -> int:
     """0: reads as a person's or a team's name; 1: unusual (lowercase, very long, digits); 2: holds
     a word no name holds (running text)."""
+    words = name.split()
+    if 0 < len(words) <= 6 and all(w[:1].isupper() for w in words) and _DIGIT.search(name) is None:
+        return 0  # the common case, at once
     words = name.replace(".", ". ").split()
     if not words:
         return 1
@@ -391,7 +433,7 @@ def _name_shape(name: str) -> int:
         if w[:1].isupper() or bare.lower() in _NAME_PARTICLES or (len(w) <= 2 and w.endswith(".")):
             continue
         odd = True
-    if len(words) > 9 or any(c.isdigit() for c in name):
+    if len(words) > 9 or _DIGIT.search(name):
         return 2 if len(words) > 12 else 1
     return 1 if odd else 0
 
@@ -399,6 +441,10 @@ def _name_shape(name: str) -> int:
 # --------------------------------------------------------------------------------------------------
 # Segmentation
 # --------------------------------------------------------------------------------------------------
+
+
+#: (header cost, title lines, area line, authors lines, the abstract's first line)
+_Layout = tuple[int, "tuple[int, int] | None", "int | None", "tuple[int, int]", int]
 
 
 @dataclass(slots=True)
@@ -422,56 +468,70 @@ class PieceLines:
     ok: bool = False  # set by the parse: the split holds (see :func:`segment`)
 
 
-def _header_layouts(f: _Lines, i: int, n: int, more: bool) -> list[tuple[int, _Paper]]:
-    """The ways a paper can start at line ``i``: (cost of its header, the paper with its abstract
-    starting line and, for now, one line long). Title and area are optional; the authors may wrap
-    over lines of the same paragraph that end with a comma."""
+def _header_layouts(f: _Lines, i: int, n: int, more: bool, bound: list[int]) -> Iterator[_Layout]:
+    """The ways a paper can start at line ``i``: (cost of its header, title lines, area line,
+    authors lines, the abstract's first line). Title and area are optional; the authors may wrap
+    over lines of the same paragraph that end with a comma. A way that costs ``bound[0]`` or more
+    (what the best reading from ``i`` found so far costs, less what every way costs more) is not
+    looked at further: it cannot be better. On a tie the first way wins: the seed format's area
+    and authors first."""
     gap, lines, prose = f.gap, f.lines, f.prose
-    out: list[tuple[int, _Paper]] = []
 
-    def authors_at(a: int) -> tuple[int, int] | None:
+    def finish(cost: int, title: tuple[int, int] | None, area: int | None, a: int) -> _Layout | None:
+        if cost >= bound[0]:
+            return None
         first = a
         while (a + 2 < n or more) and a + 1 < n and not gap[a + 1] and lines[a][-1:] in ",，" and (
             not prose[a + 1]
         ):
             a += 1
-        return (first, a) if a + 1 < n else None
-
-    def add(cost: int, title: tuple[int, int] | None, area: int | None, a: int) -> None:
-        if cost >= _NO:
-            return
-        span = authors_at(a)
-        if span is None:
-            return
-        cost += f.authors_cost(span[0])
-        for k in range(span[0] + 1, span[1] + 1):
+        if a + 1 >= n:
+            return None
+        cost += f.authors_cost(first)
+        for k in range(first + 1, a + 1):
             cost += min(f.authors_cost(k), _PROSE_IN_FIELD)
-        if cost >= _NO:
-            return
-        s = span[1] + 1
+        if cost >= bound[0]:
+            return None
+        s = a + 1
         while s + 1 < n and not gap[s] and not prose[s] and _AFFILIATION_LINE.match(lines[s]):
             s += 1  # affiliation lines after the names: left out
         cost += f.abstract_cost(s)
-        if cost < _NO:
-            out.append((cost, _Paper(i, title, area, span, (s, s))))
+        return (cost, title, area, (first, a), s) if cost < bound[0] else None
 
-    # on a tie the first way wins: the seed format's area and authors first
     if i + 1 < n:
-        add(f.area_cost(i), None, i, i + 1)
-    add(0, None, None, i)
-    if i + 1 < n:
-        add(f.title_cost(i), (i, i), None, i + 1)
+        layout = finish(f.area_cost(i), None, i, i + 1)
+        if layout is not None:
+            yield layout
+    layout = finish(0, None, None, i)
+    if layout is not None:
+        yield layout
+    if i + 1 >= n or f.title_cost(i) >= bound[0] and f.area_cost(i) >= bound[0]:
+        return
+    layout = finish(f.title_cost(i), (i, i), None, i + 1)
+    if layout is not None:
+        yield layout
     if i + 2 < n:
         goes_on = lines[i].rsplit(None, 1)[-1].lower() in _TITLE_GOES_ON or lines[i][-1:] in ":-–"
-        area_next = f.area_cost(i + 1) + (_CONTINUED_TITLE if goes_on else 0)
-        add(f.title_cost(i) + area_next, (i, i), i + 1, i + 2)
-        add(f.area_cost(i) + f.title_cost(i + 1) + _SWAPPED, (i + 1, i + 1), i, i + 2)
-        if not gap[i + 1] and not _ends_sentence(lines[i]) and f.kind[i + 1] == _PLAIN:
+        if f.title_cost(i) < bound[0]:
+            area_next = f.area_cost(i + 1) + (_CONTINUED_TITLE if goes_on else 0)
+            layout = finish(f.title_cost(i) + area_next, (i, i), i + 1, i + 2)
+            if layout is not None:
+                yield layout
+        if f.area_cost(i) < bound[0]:
+            layout = finish(f.area_cost(i) + f.title_cost(i + 1) + _SWAPPED, (i + 1, i + 1), i, i + 2)
+            if layout is not None:
+                yield layout
+        if f.title_cost(i) < bound[0] and not gap[i + 1] and not _ends_sentence(lines[i]) and (
+            f.kind[i + 1] == _PLAIN
+        ):
             two = f.title_cost(i) + max(f.title_cost(i + 1) - _TITLE, 0) + (0 if goes_on else _TITLE)
-            add(two, (i, i + 1), None, i + 2)
+            layout = finish(two, (i, i + 1), None, i + 2)
+            if layout is not None:
+                yield layout
             if i + 3 < n:
-                add(two + f.area_cost(i + 2), (i, i + 1), i + 2, i + 3)
-    return out
+                layout = finish(two + f.area_cost(i + 2), (i, i + 1), i + 2, i + 3)
+                if layout is not None:
+                    yield layout
 
 
 def segment(
@@ -502,13 +562,19 @@ def segment(
     return _segment(_Lines(lines, gap, known), continuations, more=more, begin=begin, at_cut=at_cut)
 
 
-def _segment(
-    f: _Lines, continuations: bool, *, more: bool = False, begin: int = 0, at_cut: bool = False
-) -> tuple[list[_Paper | tuple[int, int]], bool]:
-    """:func:`segment` of lines whose costs ``f`` gives."""
-    lines, gap = f.lines, f.gap
+@dataclass(slots=True)
+class _Stops:
+    """Where each paragraph ends, where a paper may start inside one, and where an abstract meets
+    either (``next_stop[i]``: the first such line after ``i``)."""
+
+    para_end: list[int]
+    strong: list[bool]
+    next_stop: list[int]
+
+
+def _stops(f: _Lines, continuations: bool) -> _Stops:
+    lines, gap, prose, kind = f.lines, f.gap, f.prose, f.kind
     n = len(lines)
-    prose, kind = f.prose, f.kind
     para_end = [0] * n
     for i in range(n - 1, -1, -1):
         para_end[i] = i if i + 1 == n or gap[i + 1] else para_end[i + 1]
@@ -521,70 +587,74 @@ def _segment(
                 continue
             if kind[i] == _TITLE_L:
                 strong[i] = True
-            elif (
-                kind[i] == _PLAIN
-                and not prose[i]
-                and len(lines[i]) < 150
-                and not _ends_sentence(lines[i])
-                and _SPACED_SEPARATOR.search(lines[i])
+            elif kind[i] == _PLAIN and f.sep[i] and not prose[i] and len(lines[i]) < 150 and (
+                not _ends_sentence(lines[i])
             ):
                 strong[i] = True
-    next_stop = [0] * (n + 1)  # the next line > i where the abstract meets a possible paper start
+    next_stop = [0] * (n + 1)
     next_stop[n] = n
     for i in range(n - 1, -1, -1):
         nxt = i + 1
         next_stop[i] = nxt if nxt >= n or gap[nxt] or strong[nxt] else next_stop[nxt]
-    best = [0] * (n + 1)
-    choice: list[_Paper | None] = [None] * n
-    for i in range(n - 1, -1, -1):
-        cost = _SKIP + best[i + 1]
-        pick: _Paper | None = None
-        can_start = (gap[i] or strong[i] or not continuations) and not prose[i] and kind[i] in (
-            _PLAIN,
-            _TITLE_L,
-            _AREA_L,
-            _AUTHORS_L,
+    return _Stops(para_end, strong, next_stop)
+
+
+def _positional(f: _Lines, stops: _Stops, begin: int) -> list[_Paper] | None:
+    """The papers from line ``begin`` on when every one is an area line, an authors line and an
+    abstract paragraph, each after a blank line, all as they should be (the seed format), else
+    None. Such a reading costs nothing, and the segmentation takes it (it tries the area and the
+    authors first, and the abstract to its paragraph's end first): reading it so is only faster."""
+    gap, kind = f.gap, f.kind
+    n = len(f.lines)
+    papers: list[_Paper] = []
+    i = begin
+    while i < n:
+        s = i + 2
+        if s >= n or not (gap[i] and gap[i + 1] and gap[s]) or kind[i] not in (_PLAIN, _AREA_L) or f.prose[i]:
+            return None
+        if f.area_cost(i) or f.authors_cost(i + 1) or f.abstract_cost(s):
+            return None
+        e = stops.para_end[s]
+        if stops.next_stop[s] != e + 1:
+            return None
+        papers.append(_Paper(i, None, i, (i + 1, i + 1), (s, e)))
+        i = e + 1
+    return papers
+
+
+def _segment(
+    f: _Lines, continuations: bool, *, more: bool = False, begin: int = 0, at_cut: bool = False
+) -> tuple[list[_Paper | tuple[int, int]], bool]:
+    """:func:`segment` of lines whose costs ``f`` gives."""
+    n = len(f.lines)
+    gap, prose = f.gap, f.prose
+    stops = _stops(f, continuations)
+    fast = _positional(f, stops, begin) if continuations else None
+    # the piece check: the paragraph before ``begin`` (and three lines a header can take before it)
+    first = begin - 1
+    while first > 0 and not gap[first]:
+        first -= 1
+    first = max(0, first - 3)
+    if fast is not None:
+        if begin == 0:
+            return list(fast), True
+        # the lines from ``begin`` cost nothing: a reading of the window that would run into them
+        # costs at least its own part, so with nothing after ``begin`` the window's choices are
+        # the whole file's whenever none of them runs into ``begin``
+        choice = _choices(f, stops, continuations, more, first, begin)
+        ok = (
+            bool(fast)
+            and (first > 0 or at_cut)
+            and all(_ends_before(choice[i], begin) for i in range(first, begin))
+            and _attach_cost(f, begin - 1, begin) >= _NO
         )
-        if can_start:
-            start_cost = _MID_PARAGRAPH if not gap[i] else 0
-            for head, paper in _header_layouts(f, i, n, more):
-                s = paper.abstract[0]
-                total = head + start_cost
-                if not continuations:  # one line per field
-                    if total + best[s + 1] < cost:
-                        cost, pick = total + best[s + 1], paper
-                    continue
-                e = next_stop[s] - 1
-                while True:
-                    if total + best[e + 1] < cost:
-                        cost = total + best[e + 1]
-                        pick = _Paper(i, paper.title, paper.area, paper.authors, (s, e))
-                    nxt = e + 1
-                    if nxt >= n:
-                        break
-                    if gap[nxt]:
-                        extra = _attach_cost(f, e, nxt)
-                    elif strong[nxt]:
-                        extra = _TITLE_IN_ABSTRACT if kind[nxt] == _TITLE_L else _AREA_IN_ABSTRACT
-                    else:  # pragma: no cover - next_stop stops only at a gap or a strong start
-                        extra = 0
-                    if extra >= _NO:
-                        break
-                    total += extra
-                    if total >= cost:
-                        break
-                    e = next_stop[nxt] - 1
-        best[i] = cost
-        choice[i] = pick
+        return list(fast), ok
+    choice = _choices(f, stops, continuations, more, 0, n)
     ok = True
     if begin > 0:
-        # the whole file's reading passes through ``begin`` when no paper chosen from the paragraph
-        # before it (and the three lines a header can take before that) runs into it, and the
-        # abstract before it cannot go on into it (then no paper from further back can reach it)
-        first = begin - 1
-        while first > 0 and not gap[first]:
-            first -= 1
-        first = max(0, first - 3)
+        # the whole file's reading passes through ``begin`` when no paper chosen from the window
+        # runs into it, and the abstract before it cannot go on into it (then no paper from
+        # further back can reach it)
         ok = (
             begin < n
             and gap[begin]
@@ -610,6 +680,61 @@ def _segment(
     return out, ok
 
 
+def _choices(
+    f: _Lines, stops: _Stops, continuations: bool, more: bool, lo: int, hi: int
+) -> list[_Paper | None]:
+    """The least-cost reading from each line in ``[lo, hi)`` (None: skip the line), the lines from
+    ``hi`` on costing nothing."""
+    lines, gap, prose, kind = f.lines, f.gap, f.prose, f.kind
+    n = len(lines)
+    strong, next_stop = stops.strong, stops.next_stop
+    best = [0] * (n + 1)
+    choice: list[_Paper | None] = [None] * n
+    for i in range(hi - 1, lo - 1, -1):
+        cost = _SKIP + best[i + 1]
+        pick: _Paper | None = None
+        can_start = (gap[i] or strong[i] or not continuations) and not prose[i] and kind[i] in (
+            _PLAIN,
+            _TITLE_L,
+            _AREA_L,
+            _AUTHORS_L,
+        )
+        if can_start:
+            start_cost = _MID_PARAGRAPH if not gap[i] else 0
+            bound = [cost - start_cost]
+            for head, title, area, authors, s in _header_layouts(f, i, n, more, bound):
+                total = head + start_cost
+                if not continuations:  # one line per field
+                    if total + best[s + 1] < cost:
+                        cost, pick = total + best[s + 1], _Paper(i, title, area, authors, (s, s))
+                        bound[0] = cost - start_cost
+                    continue
+                e = next_stop[s] - 1
+                while True:
+                    if total + best[e + 1] < cost:
+                        cost = total + best[e + 1]
+                        bound[0] = cost - start_cost
+                        pick = _Paper(i, title, area, authors, (s, e))
+                    nxt = e + 1
+                    if nxt >= n:
+                        break
+                    if gap[nxt]:
+                        extra = _attach_cost(f, e, nxt)
+                    elif strong[nxt]:
+                        extra = _TITLE_IN_ABSTRACT if kind[nxt] == _TITLE_L else _AREA_IN_ABSTRACT
+                    else:  # pragma: no cover - next_stop stops only at a gap or a strong start
+                        extra = 0
+                    if extra >= _NO:
+                        break
+                    total += extra
+                    if total >= cost:
+                        break
+                    e = next_stop[nxt] - 1
+        best[i] = cost
+        choice[i] = pick
+    return choice
+
+
 def _ends_before(pick: _Paper | None, line: int) -> bool:
     return pick is None or pick.abstract[1] < line
 
@@ -620,7 +745,7 @@ def _attach_cost(f: _Lines, last: int, nxt: int) -> int:
     line, kind = f.lines[nxt], f.kind[nxt]
     if kind in (_TABLE, _BULLET_K) or f.lines[last][-1:] in ":：":
         return 0
-    if kind != _PLAIN or _SPACED_SEPARATOR.search(line):
+    if kind != _PLAIN or f.sep[nxt]:
         return _NO
     if f.kind[last] in (_TABLE, _BULLET_K):
         return _ATTACH_AFTER_TABLE
@@ -712,7 +837,7 @@ def _skipped_reason(
         one, two = run
         p1, p2 = f.prose[first], f.prose[first + 1]
         if p2 and not p1:
-            what = "the area " if _SPACED_SEPARATOR.search(one) or f.is_known(first) else ""
+            what = "the area " if f.sep[first] or f.is_known(first) else ""
             why = f"the line after {what}{preview(one)} is the abstract"
             return numbers[first + 1], f"authors: missing: {why}"
         if not p1 and not p2:
@@ -819,7 +944,11 @@ def parse_text(
         if part.area is not None:
             raw_area = _strip_label(_AREA_LABEL, lines[part.area])
             area = areas.get(raw_area) or areas.setdefault(raw_area, clean_area(raw_area))
-        names, et_al = parse_authors(_field(lines, part.authors))
+        a0, a1 = part.authors
+        if a0 == a1 and a0 in f.names:
+            names, et_al = f.names[a0]
+        else:
+            names, et_al = parse_authors(_field(lines, part.authors))
         abstract = _field(lines, part.abstract)
         if f.kind[part.abstract[0]] == _ABSTRACT_L:
             abstract = _strip_label(_ABSTRACT_LABEL, abstract)
