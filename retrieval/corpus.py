@@ -610,7 +610,8 @@ def _paper_start_near(data: bytes, at: int, headers: Sequence[str], known: froze
     window = data[begin:end]
     text, _ = _decode(window, start=False)
     raw_starts = [0, *(m.end() for m in re.finditer(b"\n", window))]
-    lines, numbers, gap, _ = corpus_text.text_lines(text, headers)
+    read = corpus_text.text_lines(text, headers)
+    lines, numbers, gap = read.lines, read.numbers, read.gap
     parts, _ = corpus_text.segment(lines, gap, True, known, more=True)
     papers = [p for p in parts if not isinstance(p, tuple)]
     for before, part in itertools.pairwise(parts):

@@ -54,10 +54,13 @@ __all__ = ["HEADER", "PieceLines", "join_lines", "known_areas", "parse_text", "s
 HEADER = "论文检索"
 
 # What a line costs in each role (integers: the piece checks compare sums exactly).
-_SKIP = 10  # per skipped line
-_PROSE_IN_FIELD = 60  # running text as the title, area or authors
-_TABLE_IN_FIELD = 80  # a table row or list item as the title, area or authors
-_SEPARATOR_IN_AUTHORS = 35  # "X · Y" as the authors
+_SKIP = 10  # per skipped line (in a file with blank lines: per paragraph, and 2 a line more)
+_SKIP_MORE = 2
+_NO = 1_000_000  # never
+# Never: a field taken from running text, a table or a list (what cannot be placed is reported)
+_PROSE_IN_FIELD = _NO
+_TABLE_IN_FIELD = _NO
+_SEPARATOR_IN_AUTHORS = 1_000_000  # "X · Y" as the authors: an area line never is
 _SEPARATOR_AS_TITLE = 40  # "X · Y" as the title
 _KNOWN_AREA_AS_TITLE = 30  # a spelling used as an area elsewhere in the file, as the title
 _NAMES_AS_TITLE = 30  # a list of names as the title
@@ -71,7 +74,8 @@ _LOWERCASE_FIELD = 20  # a title or area starting in lowercase (the rest of a se
 _SENTENCE_FIELD = 12  # a title or area ending with a full stop
 _TITLE_LIKE_AREA = 10  # an area with ":" or "?" or lowercase words (a title's shape)
 _CONTINUED_TITLE = 15  # an area line after a line ending with "for", ":", ... (the title goes on)
-_NOT_A_NAME = 60  # an authors line holding a word no name holds ("that", "we", "the")
+_NOT_A_NAME = _NO  # an authors line holding a word no name holds ("that", "we", "the")
+_ONE_WORD_AUTHOR = 12  # a lone one-word name ("Robotics" is more likely an area above lost authors)
 _ODD_NAME = 8  # an authors line with a name of unusual shape (lowercase, long)
 _SENTENCE_AUTHORS = 10  # an authors line ending with a full stop
 _AREA_IN_ABSTRACT = 40  # an abstract (first line, or a line a paper could start at) that is "X · Y"
@@ -80,11 +84,10 @@ _LIST_AS_ABSTRACT = 40  # an abstract that is a short comma list of names (an au
 _SHORT_ABSTRACT = 12  # an abstract that starts with a short line that is no sentence (more than a
 # skipped line: two stray short lines are not a paper)
 _ODD_ABSTRACT = 2  # an abstract that starts with a line that is no sentence
-_MID_PARAGRAPH = 2  # a paper starting without a blank line before it
+_MID_PARAGRAPH = 1  # a paper starting without a blank line before it (less than skipping a line there)
 _ATTACH_CONTINUATION = 2  # an abstract going on after a blank line with a continuing line
 _ATTACH_LOWERCASE = 4  # ... after a finished sentence, with text starting in lowercase
 _ATTACH_AFTER_TABLE = 8  # ... with text after a table or list (dearer than a title line)
-_NO = 1_000_000  # never
 _AREA_MAX = 200
 
 _SPACED_SEPARATOR = re.compile(r"\s(?:·|•|∙|->|→)\s")
@@ -107,12 +110,15 @@ _ARXIV_LINE = re.compile(
     r"(?:\s+\d{1,2}\s+[a-z]{3}\w*\s+\d{4})?$",
     re.I,
 )
+# A PDF's affiliation or footnote line after the names: a mark, then an institution, a note or an
+# e-mail address ("1University of Oxford, 2DeepMind", "∗Equal contribution", "{a,b}@x.org").
 _AFFILIATION_LINE = re.compile(
-    r"^(?:[\d¹²³⁴⁵⁶⁷⁸⁹⁰*†‡§¶∗⋆♠♣♥♦]+\s?\S.*(?:univ|institut|college|school|department|dept\.|lab|"
+    r"^[\d¹²³⁴⁵⁶⁷⁸⁹⁰*†‡§¶∗⋆♠♣♥♦{]+\s?\S.*(?:univ|institut|college|school|department|dept\.|lab|"
     r"research|inc\.|ltd|corporation|company|center|centre|academy|hospital|google|microsoft|meta|"
-    r"deepmind|openai|nvidia|amazon|contribution|correspond|work done|大学|研究)|.*[\w.+-]+@[\w-]+\.\w)",
+    r"deepmind|openai|nvidia|amazon|contribution|correspond|work done|大学|研究|[\w.+-]+@[\w-]+\.\w)",
     re.I,
 )
+_AFFILIATION_START = "0123456789¹²³⁴⁵⁶⁷⁸⁹⁰*†‡§¶∗⋆♠♣♥♦{"
 _DIGIT = re.compile(r"\d")
 _BULLET = re.compile(r"^(?:[-*•·–]\s|\(?\d{1,2}[.)]\s|\([a-z]\)\s|[a-z][.)]\s)")
 _CONTINUES = re.compile(r"^(?:[a-z]|[,;:)\]}%]|\d|(?:and|or|but|nor|as well as)\s)")
@@ -230,19 +236,24 @@ def known_areas(text: str) -> frozenset[str]:
 # What each line costs in each role
 # --------------------------------------------------------------------------------------------------
 
-_PLAIN, _TITLE_L, _AREA_L, _AUTHORS_L, _ABSTRACT_L, _TABLE, _BULLET_K = range(7)
+_PLAIN, _TITLE_L, _AREA_L, _AUTHORS_L, _ABSTRACT_L, _TABLE, _BULLET_K, _AFFILIATION = range(8)
 
 
 class _Lines:
     """The lines of a file (or a piece of it) and, computed on first use, their costs per role."""
 
-    def __init__(self, lines: Sequence[str], gap: Sequence[bool], known: Collection[str]) -> None:
+    def __init__(
+        self, lines: Sequence[str], gap: Sequence[bool], known: Collection[str], headed: Collection[int] = ()
+    ) -> None:
         self.lines = lines
         self.gap = gap
         self.known = known
         n = len(lines)
         self.prose = [_prose(x) for x in lines]
         self.kind = [_kind(x) for x in lines]
+        for i in headed:  # the text after an "Abstract" heading
+            if i < n and self.kind[i] == _PLAIN:
+                self.kind[i] = _ABSTRACT_L
         self.sep = [_separated(x) for x in lines]
         self._area: list[int | None] = [None] * n
         self._title: list[int | None] = [None] * n
@@ -360,6 +371,8 @@ class _Lines:
             odd += shape
         # odd names ("jun chen") in a list are still a list of names; one alone is doubtful
         cost = _ODD_NAME if odd and len(names) == 1 else 0
+        if len(names) == 1 and " " not in names[0].strip() and not _CJK_RE.search(line):
+            cost = max(cost, _ONE_WORD_AUTHOR)
         if line[-1:] == "." and not re.search(r"(?:\bal|\b[A-Z])\.$", line):
             cost += _SENTENCE_AUTHORS
         return cost
@@ -371,6 +384,8 @@ class _Lines:
             return 0
         if kind in (_TITLE_L, _AREA_L, _AUTHORS_L):
             return _NO
+        if kind == _AFFILIATION:
+            return _AREA_IN_ABSTRACT
         if kind != _PLAIN:
             return _SHORT_ABSTRACT
         if self.sep[i] or self.is_known(i):
@@ -410,6 +425,8 @@ def _kind(line: str) -> int:
     if c in "-*•·–(" or c.isdigit() or c.islower():
         if _BULLET.match(line):
             return _BULLET_K
+    if c in _AFFILIATION_START and len(line) < 300 and _AFFILIATION_LINE.match(line):
+        return _AFFILIATION
     return _PLAIN
 
 
@@ -493,7 +510,7 @@ def _header_layouts(f: _Lines, i: int, n: int, more: bool, bound: list[int]) -> 
         if cost >= bound[0]:
             return None
         s = a + 1
-        while s + 1 < n and not gap[s] and not prose[s] and _AFFILIATION_LINE.match(lines[s]):
+        while s + 1 < n and not gap[s] and f.kind[s] == _AFFILIATION:
             s += 1  # affiliation lines after the names: left out
         cost += f.abstract_cost(s)
         return (cost, title, area, (first, a), s) if cost < bound[0] else None
@@ -585,11 +602,19 @@ def _stops(f: _Lines, continuations: bool) -> _Stops:
         for i in range(1, n):
             if gap[i]:
                 continue
-            if kind[i] == _TITLE_L:
+            if kind[i] in (_TITLE_L, _ABSTRACT_L):
                 strong[i] = True
+                if kind[i] == _ABSTRACT_L:  # an abstract starts: its paper's header is just before
+                    for j in range(i - 1, max(i - 5, 0), -1):
+                        if kind[j] == _PLAIN and not prose[j]:
+                            strong[j] = not gap[j] or strong[j]
+                        if gap[j]:
+                            break
             elif kind[i] == _PLAIN and f.sep[i] and not prose[i] and len(lines[i]) < 150 and (
                 not _ends_sentence(lines[i])
             ):
+                strong[i] = True
+            elif _lost_title(f, i):
                 strong[i] = True
     next_stop = [0] * (n + 1)
     next_stop[n] = n
@@ -597,6 +622,19 @@ def _stops(f: _Lines, continuations: bool) -> _Stops:
         nxt = i + 1
         next_stop[i] = nxt if nxt >= n or gap[nxt] or strong[nxt] else next_stop[nxt]
     return _Stops(para_end, strong, next_stop)
+
+
+def _lost_title(f: _Lines, i: int) -> bool:
+    """Line ``i`` ends a paragraph after a finished sentence, reads as a title, and an area or
+    authors line follows after a blank line: a title pasted without the blank line before it."""
+    lines, n = f.lines, len(f.lines)
+    if i + 1 >= n or not f.gap[i + 1] or f.kind[i] != _PLAIN or f.prose[i]:
+        return False
+    if not _ends_sentence(lines[i - 1]):
+        return False
+    if _ends_sentence(lines[i]) or "://" in lines[i] or f.title_cost(i) > _TITLE + _SHORT_TITLE:
+        return False
+    return f.sep[i + 1] or f.is_known(i + 1) or f.authors_cost(i + 1) == 0
 
 
 def _positional(f: _Lines, stops: _Stops, begin: int) -> list[_Paper] | None:
@@ -627,7 +665,14 @@ def _segment(
 ) -> tuple[list[_Paper | tuple[int, int]], bool]:
     """:func:`segment` of lines whose costs ``f`` gives."""
     n = len(f.lines)
-    gap, prose = f.gap, f.prose
+    gap, prose, kind = f.gap, f.prose, f.kind
+    if not continuations and n > 3:
+        # no blank line at all: one line per field (compact papers), or one paper whose abstract
+        # wraps over lines (a single paste): the reading that costs less (ties: one line per field)
+        compact, wrapped = _choices(f, _stops(f, False), False, more, 0, n), None
+        wrapped = _choices(f, _stops(f, True), True, more, 0, n)
+        if wrapped[1] < compact[1]:
+            continuations = True
     stops = _stops(f, continuations)
     fast = _positional(f, stops, begin) if continuations else None
     # the piece check: the paragraph before ``begin`` (and three lines a header can take before it)
@@ -641,7 +686,7 @@ def _segment(
         # the lines from ``begin`` cost nothing: a reading of the window that would run into them
         # costs at least its own part, so with nothing after ``begin`` the window's choices are
         # the whole file's whenever none of them runs into ``begin``
-        choice = _choices(f, stops, continuations, more, first, begin)
+        choice = _choices(f, stops, continuations, more, first, begin)[0]
         ok = (
             bool(fast)
             and (first > 0 or at_cut)
@@ -649,7 +694,7 @@ def _segment(
             and _attach_cost(f, begin - 1, begin) >= _NO
         )
         return list(fast), ok
-    choice = _choices(f, stops, continuations, more, 0, n)
+    choice = _choices(f, stops, continuations, more, 0, n)[0]
     ok = True
     if begin > 0:
         # the whole file's reading passes through ``begin`` when no paper chosen from the window
@@ -669,7 +714,10 @@ def _segment(
         pick = choice[i]
         if pick is None:
             # a skipped run ends after running text: an abstract closes whatever block it ends
-            if out and isinstance(out[-1], tuple) and out[-1][1] == i - 1 and not prose[i - 1]:
+            # (within a paragraph, or plain lines after a blank line: not tables and lists)
+            if out and isinstance(out[-1], tuple) and out[-1][1] == i - 1 and not prose[i - 1] and (
+                not gap[i] or kind[i] == kind[i - 1] == _PLAIN
+            ):
                 out[-1] = (out[-1][0], i)
             else:
                 out.append((i, i))
@@ -682,16 +730,16 @@ def _segment(
 
 def _choices(
     f: _Lines, stops: _Stops, continuations: bool, more: bool, lo: int, hi: int
-) -> list[_Paper | None]:
+) -> tuple[list[_Paper | None], int]:
     """The least-cost reading from each line in ``[lo, hi)`` (None: skip the line), the lines from
-    ``hi`` on costing nothing."""
+    ``hi`` on costing nothing, and what the reading from ``lo`` costs."""
     lines, gap, prose, kind = f.lines, f.gap, f.prose, f.kind
     n = len(lines)
     strong, next_stop = stops.strong, stops.next_stop
     best = [0] * (n + 1)
     choice: list[_Paper | None] = [None] * n
     for i in range(hi - 1, lo - 1, -1):
-        cost = _SKIP + best[i + 1]
+        cost = (_SKIP if gap[i] or not continuations else _SKIP_MORE) + best[i + 1]
         pick: _Paper | None = None
         can_start = (gap[i] or strong[i] or not continuations) and not prose[i] and kind[i] in (
             _PLAIN,
@@ -700,7 +748,7 @@ def _choices(
             _AUTHORS_L,
         )
         if can_start:
-            start_cost = _MID_PARAGRAPH if not gap[i] else 0
+            start_cost = _MID_PARAGRAPH if continuations and not gap[i] else 0
             bound = [cost - start_cost]
             for head, title, area, authors, s in _header_layouts(f, i, n, more, bound):
                 total = head + start_cost
@@ -720,8 +768,10 @@ def _choices(
                         break
                     if gap[nxt]:
                         extra = _attach_cost(f, e, nxt)
+                    elif kind[nxt] in (_TITLE_L, _ABSTRACT_L):  # a strong start
+                        extra = _TITLE_IN_ABSTRACT
                     elif strong[nxt]:
-                        extra = _TITLE_IN_ABSTRACT if kind[nxt] == _TITLE_L else _AREA_IN_ABSTRACT
+                        extra = _AREA_IN_ABSTRACT
                     else:  # pragma: no cover - next_stop stops only at a gap or a strong start
                         extra = 0
                     if extra >= _NO:
@@ -732,7 +782,7 @@ def _choices(
                     e = next_stop[nxt] - 1
         best[i] = cost
         choice[i] = pick
-    return choice
+    return choice, best[lo]
 
 
 def _ends_before(pick: _Paper | None, line: int) -> bool:
@@ -768,7 +818,8 @@ def _structural(line: str) -> bool:
 
 
 def join_lines(parts: Sequence[str]) -> str:
-    """Lines of one field joined: a space between words, none between CJK characters, a newline
+    """Lines of one field joined: a space between words, none between CJK characters or before a
+    line that starts with a comma or a closing bracket, a newline
     before and after table rows and list items, and a word broken at a line end joined back (or its
     real hyphen kept: :func:`retrieval.hyphenation.join_break`, with the field's own words as
     evidence)."""
@@ -784,8 +835,8 @@ def join_lines(parts: Sequence[str]) -> str:
             if own is None:
                 own = _own_words(parts)
             out = join_break(out, part, own)
-        elif _is_cjk(out[-1:] or " ") and _is_cjk(part[:1] or " "):
-            out += part
+        elif _is_cjk(out[-1:] or " ") and _is_cjk(part[:1] or " ") or part[:1] in ",;:.)]!?":
+            out += part  # no space between CJK characters, nor before a comma that starts a line
         else:
             out += " " + part
     return out
@@ -824,6 +875,11 @@ def _skipped_reason(
         field = "authors" if count == 1 else "abstract"
         ends = f"the file ends after {preview(run[-1])} (an incomplete block)"
         return numbers[first], f"{field}: missing: {ends}"
+    if count >= 2 and not any(f.gap[first + 1 : last + 1]):  # one paragraph
+        hint = "; if it goes on from the abstract above, remove the blank line before it"
+        hint = hint if after_abstract else ""
+        what = f"a paragraph of {count} lines from {preview(run[0])}"
+        return numbers[first], f"block: {what} with no authors line before it{hint}"
     if count == 1:
         if f.prose[first]:
             hint = (
@@ -859,17 +915,26 @@ def _strip_label(pattern: re.Pattern[str], text: str) -> str:
     return pattern.sub("", text, count=1) or text
 
 
-def text_lines(
-    text: str, headers: Sequence[str] = (HEADER,), first_number: int = 1
-) -> tuple[list[str], list[int], list[bool], list[tuple[int, str]]]:
-    """The lines a text's fields are read from: ``(lines, their numbers, whether a blank line comes
-    before each, arXiv ids)``. Blank lines, header lines and PDF debris (an ``Abstract`` heading, a
-    ``Keywords:`` line) are left out; an arXiv identifier line is left out too, and its id listed
-    with the index of the next line kept."""
+@dataclass(slots=True)
+class TextLines:
+    """The lines a text's fields are read from (see :func:`text_lines`)."""
+
+    lines: list[str]
+    numbers: list[int]  # each line's number in the file
+    gap: list[bool]  # a blank line comes before it
+    arxiv: list[tuple[int, str]]  # an arXiv identifier line's id, with the index of the next line
+    headed: set[int]  # lines right after an "Abstract" heading: an abstract starts there
+
+
+def text_lines(text: str, headers: Sequence[str] = (HEADER,), first_number: int = 1) -> TextLines:
+    """The lines a text's fields are read from. Blank lines, header lines and PDF debris (an
+    ``Abstract`` heading, a ``Keywords:`` line) are left out; an arXiv identifier line is left out
+    too, and its id listed with the index of the next line kept."""
     lines: list[str] = []
     numbers: list[int] = []
     gap: list[bool] = []
     arxiv: list[tuple[int, str]] = []
+    headed: set[int] = set()
     blank = True
     header_set = {h.strip() for h in headers if h.strip()}
     for number, raw in enumerate(split_lines(text), start=first_number):
@@ -882,7 +947,10 @@ def text_lines(
             continue
         c = line[0]
         if c in "AaKkIi摘关" and len(line) < 200:
-            if _ABSTRACT_HEADING.match(line) or _KEYWORDS.match(line):
+            if _ABSTRACT_HEADING.match(line):
+                headed.add(len(lines))
+                continue  # PDF debris: not a field (but an abstract starts after it)
+            if _KEYWORDS.match(line):
                 continue  # PDF debris: neither a field nor a paper boundary
             m = _ARXIV_LINE.match(line)
             if m:
@@ -892,7 +960,7 @@ def text_lines(
         numbers.append(number)
         gap.append(blank)
         blank = False
-    return lines, numbers, gap, arxiv
+    return TextLines(lines, numbers, gap, arxiv, headed)
 
 
 def parse_text(
@@ -905,9 +973,10 @@ def parse_text(
         The papers read, and the runs of lines that could not be read, each a block.
     """
     first = 1 if piece is None else piece.first_number
-    lines, numbers, gap, arxiv = text_lines(text, headers, first)
+    read = text_lines(text, headers, first)
+    lines, numbers, gap, arxiv = read.lines, read.numbers, read.gap, read.arxiv
     known = known_areas(text) if piece is None else piece.known
-    f = _Lines(lines, gap, known)
+    f = _Lines(lines, gap, known, read.headed)
     begin = 0
     if piece is None:
         continuations = any(gap[1:])  # a file without any blank line has one line per field
