@@ -6,7 +6,9 @@ are where ``bench/pdf_paste.py --split odd`` measures it). Kept: every hyphenate
 are letters, and every solid word that such a hyphenated word would read as when joined
 (``pretrained`` beside ``pre-trained``), plus the solid words seen at least twice that the English
 word list lacks (``hyperparameters``, ``dataset``: domain words a broken line must join back), each
-with its count. One ``word<TAB>count`` line per word, sorted.
+with its count; and ``-second`` for a second part that compounds take with a hyphen as a rule
+(``-based``: after 5 or more different first parts, 9 times in 10 or more). One
+``word<TAB>count`` line per word, sorted.
 
 Usage::
 
@@ -47,6 +49,20 @@ def fit(abstracts: list[str]) -> dict[str, int]:
     for w, c in counts.items():
         if w in joined or (_SOLID.match(w) and c >= 2 and w not in words):
             out[w] = c
+    # second parts that compounds take with a hyphen as a rule ("-based" after 5 or more different
+    # first parts, and 9 times in 10 or more against a solid word ending with them)
+    heads: dict[str, set[str]] = {}
+    for w in hyphenated:
+        first, _, second = w.rpartition("-")
+        heads.setdefault(second, set()).add(first)
+    for second, firsts in heads.items():
+        if len(firsts) < 5 or len(second) < 3:
+            continue
+        with_hyphen = sum(c for w, c in hyphenated.items() if w.endswith("-" + second))
+        solid = sum(c for w, c in counts.items() if w.endswith(second) and w != second and "-" not in w
+                    and w[: -len(second)] in words)  # fmt: skip
+        if with_hyphen >= 9 * solid:
+            out["-" + second] = with_hyphen
     return out
 
 

@@ -154,6 +154,9 @@ _ASCII_NOISE = bytes(c for c in range(128) if not chr(c).isalnum())
 _UNICODE_NOISE = ("\u2018", "\u2019", "\u201c", "\u201d", "\u2010", "\u2013", "\u2014", "\u2212", "\u00b7")
 
 
+# A bracketed part of a name ("Qiuyi (Richard) Zhang"): shown, but not part of the id, which was
+# made before such names kept it (the same paper keeps its id)
+_BRACKETS = re.compile(r"\s*[(（\[【][^()（）\[\]【】]*[)）\]】]")
 # ASCII letters lowercased (what NFKC and casefold do to an ASCII text), for bytes.translate
 _ASCII_FOLD = bytes(range(256)).lower()
 
@@ -199,7 +202,7 @@ def record_digests(authors: Sequence[str], abstract: str) -> tuple[bytes, bytes]
     """:func:`content_digest` (the id's basis) and the abstract's own digest (what makes two records
     the same paper, see "Duplicates" above), the abstract normalised once for both."""
     text = _id_key(abstract)
-    h = hashlib.sha256(b"\x1f".join(_id_key(a) for a in authors))
+    h = hashlib.sha256(b"\x1f".join(_id_key(_BRACKETS.sub("", a) if "(" in a else a) for a in authors))
     h.update(b"\x1e")
     h.update(text)
     return h.digest(), hashlib.sha256(text).digest()

@@ -114,7 +114,8 @@ def area_key(area: str) -> str:
 _ET_AL = re.compile(r"(?:[\s,;，、]*(?:等人?|et\.?\s*al\.?|and\s+others|…|\.\.\.))+[\s,;，、]*$", re.I)
 _AUTHOR_SPLIT = re.compile(r"\s*(?:[,;，、；]|\s&\s|\s+and\s+)\s*")
 # An affiliation in brackets after a name ("Ravi Kumar (IIT Delhi)"): dropped, it is not the name.
-_AFFILIATION = re.compile(r"\s*[(（\[【][^()（）\[\]【】]*[)）\]】]")
+# (only at a name's end: "Qiuyi (Richard) Zhang" keeps the name it was given)
+_AFFILIATION = re.compile(r"\s*[(（\[【][^()（）\[\]【】]*[)）\]】](?=\s*(?:[,;，、；]|$|\s(?:and|&)\s))")
 # Affiliation and footnote marks around a name: digits (Smith1, Jones2,3; a DBLP number such as
 # "Wei Zhang 0001"), superscripts, * † ‡ § ¶ # and friends.
 _MARKS = "*†‡§¶#♠♣♥♦✉∗⋆⁰¹²³⁴⁵⁶⁷⁸⁹"

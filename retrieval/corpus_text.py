@@ -54,7 +54,7 @@ __all__ = ["HEADER", "PieceLines", "join_lines", "known_areas", "parse_text", "s
 HEADER = "论文检索"
 
 # What a line costs in each role (integers: the piece checks compare sums exactly).
-_SKIP = 10  # per skipped line (in a file with blank lines: per paragraph, and 2 a line more)
+_SKIP = 10  # per skipped line (a line of text inside a paragraph: _SKIP_MORE)
 _SKIP_MORE = 2
 _NO = 1_000_000  # never
 # Never: a field taken from running text, a table or a list (what cannot be placed is reported)
@@ -65,18 +65,23 @@ _SEPARATOR_AS_TITLE = 40  # "X · Y" as the title
 _KNOWN_AREA_AS_TITLE = 30  # a spelling used as an area elsewhere in the file, as the title
 _NAMES_AS_TITLE = 30  # a list of names as the title
 _NAME_AS_TITLE = 12  # one short name ("Angela Dai") as the title
+_NAME_AFTER_AREA = 20  # ... right under another paper's area line
 _TITLE = 4  # a title line without a "Title:" label (the area, when a line could be either, is cheaper)
 _SHORT_TITLE = 6  # ... of one or two words
 _SWAPPED = 4  # the area line above the title line
 _LIST_AS_AREA = 35  # a list of 4+ items without an area separator as the area
 _LONG_AREA = 30  # an area line over _AREA_MAX characters
 _LOWERCASE_FIELD = 20  # a title or area starting in lowercase (the rest of a sentence)
-_SENTENCE_FIELD = 12  # a title or area ending with a full stop
+_SENTENCE_FIELD = 12  # an area ending with a full stop
+_TITLE_FULL_STOP = 8  # a title ending with one (a few do; a sentence alone is likelier)
+_SENTENCES = re.compile(r"[a-z]{2}\. [A-Z][a-z]+ [a-z]")  # "... models. We show ...": running text
 _TITLE_LIKE_AREA = 10  # an area with ":" or "?" or lowercase words (a title's shape)
 _CONTINUED_TITLE = 15  # an area line after a line ending with "for", ":", ... (the title goes on)
 _NOT_A_NAME = _NO  # an authors line holding a word no name holds ("that", "we", "the")
 _ONE_WORD_AUTHOR = 12  # a lone one-word name ("Robotics" is more likely an area above lost authors)
 _ODD_NAME = 8  # an authors line with a name of unusual shape (lowercase, long)
+_AREA_LIKE_IN_ABSTRACT = 15  # a short line that reads as an area, inside a paste without blank lines
+_LOWERCASE_LIST = 20  # an authors line whose names are mostly lowercase phrases
 _SENTENCE_AUTHORS = 10  # an authors line ending with a full stop
 _AREA_IN_ABSTRACT = 40  # an abstract (first line, or a line a paper could start at) that is "X · Y"
 _TITLE_IN_ABSTRACT = 100  # a "Title:" line inside an abstract
@@ -283,6 +288,8 @@ class _Lines:
             return _PROSE_IN_FIELD
         if len(line) > _AREA_MAX:
             return _LONG_AREA
+        if sum(c.isalpha() for c in line[:40]) < 2:
+            return _NO  # "12345": no words
         if self.sep[i] or self.is_known(i):
             return 0
         if _list_like(line) and line.count(",") + line.count("，") >= 3:
@@ -298,7 +305,9 @@ class _Lines:
         elif len(words) >= 5:
             cost += 8
         elif len(words) >= 3:
-            cost += 3 + (4 if self.known else 0)
+            cost += 3 + (10 if self.known else 0)  # not one of the file's areas
+        elif len(words) == 2 and self.known:
+            cost += 6
         if ":" in line or "?" in line or any(
             w[:1].islower() and w.lower() not in _SMALL_WORDS for w in words[1:]
         ):
@@ -317,30 +326,45 @@ class _Lines:
             return 0
         if kind != _PLAIN:
             return _NO if kind in (_AREA_L, _AUTHORS_L, _ABSTRACT_L) else _TABLE_IN_FIELD
-        if self.prose[i]:
+        if sum(c.isalpha() for c in line[:40]) < 2:
+            return _NO  # "12345": no words
+        # a question ("What's in a Prior? Learned ...") is a title's; two sentences are not
+        if _SENTENCES.search(line) or line[-1:] == "." and line.count(" ") >= 15:
             return _PROSE_IN_FIELD
         if self.sep[i]:
             return _SEPARATOR_AS_TITLE
         if self.is_known(i):
             return _KNOWN_AREA_AS_TITLE
         cost = _TITLE
-        words = line.split()
-        if len(words) <= 2 and not _CJK_RE.search(line):
-            cost += _SHORT_TITLE
         if line[-1:] in ",，;；、":
             cost += _LOWERCASE_FIELD
-        if self.authors_cost(i) == 0:
+        if self.authors_cost(i) == 0 and ("," in line or "，" in line or "、" in line):
             names = parse_authors(line)[0]
-            if len(names) > 1:
+            if len(names) > 1 and all(len(n.split()) <= 3 for n in names):
                 cost += _NAMES_AS_TITLE
-            elif len(words) <= 3 and not any(w.lower() in _SMALL_WORDS for w in words):
-                cost += _NAME_AS_TITLE
-        if _CONTINUES.match(line) and not line[:1].isdigit():
+        first = line.split(None, 1)[0]
+        if _CONTINUES.match(line) and not line[:1].isdigit() and first.islower() and first[-1:] != ":":
+            # (not "iTransformer: ..." nor "fairret: ...")
             cost += _LOWERCASE_FIELD
         if line[-1:] == "." and not line.endswith("et al."):
-            cost += _SENTENCE_FIELD
+            cost += _TITLE_FULL_STOP
         if len(line) > 300:
             cost += _LONG_AREA
+        return cost
+
+    def lone_title_cost(self, i: int) -> int:
+        """What line ``i`` costs more as a title with no area line under it (then the area and the
+        authors are the other readings): a line of one or two words, or one that reads as a name."""
+        line = self.lines[i]
+        words = line.split()
+        if _CJK_RE.search(line):
+            return _SHORT_TITLE if len(line) <= 8 else 0
+        if len(words) > 3:
+            return 0
+        cost = _SHORT_TITLE if len(words) <= 2 else 0
+        small = any(w.lower() in _SMALL_WORDS for w in words)
+        if len(words) <= 2 and self.authors_cost(i) == 0 and not small:
+            cost += _NAME_AS_TITLE  # "Angela Dai"
         return cost
 
     def authors_cost(self, i: int) -> int:
@@ -369,8 +393,10 @@ class _Lines:
             if shape == 2:
                 return _NOT_A_NAME
             odd += shape
-        # odd names ("jun chen") in a list are still a list of names; one alone is doubtful
-        cost = _ODD_NAME if odd and len(names) == 1 else 0
+        # a few odd names ("jun chen") in a list are still a list of names; one alone is doubtful,
+        # and a list of mostly lowercase phrases is a sentence's ("Window attention, position
+        # embeddings, and high resolution finetuning")
+        cost = _LOWERCASE_LIST if 2 * odd > len(names) > 1 else _ODD_NAME if odd and len(names) == 1 else 0
         if len(names) == 1 and " " not in names[0].strip() and not _CJK_RE.search(line):
             cost = max(cost, _ONE_WORD_AUTHOR)
         if line[-1:] == "." and not re.search(r"(?:\bal|\b[A-Z])\.$", line):
@@ -380,7 +406,9 @@ class _Lines:
     def abstract_cost(self, i: int) -> int:
         """What line ``i`` costs as an abstract's first line."""
         line, kind = self.lines[i], self.kind[i]
-        if kind == _ABSTRACT_L or self.prose[i] or len(line) >= 200 and not self.sep[i]:
+        if kind == _ABSTRACT_L or self.prose[i]:
+            return 0
+        if len(line) >= 200 and not self.sep[i] and not _list_like(line):
             return 0
         if kind in (_TITLE_L, _AREA_L, _AUTHORS_L):
             return _NO
@@ -390,8 +418,8 @@ class _Lines:
             return _SHORT_ABSTRACT
         if self.sep[i] or self.is_known(i):
             return _AREA_IN_ABSTRACT
-        if _list_like(line) and self.authors_cost(i) <= _ODD_NAME:
-            return _LIST_AS_ABSTRACT
+        if self.authors_cost(i) == 0 and (_list_like(line) or len(self.names.get(i, ((),))[0]) >= 2):
+            return _LIST_AS_ABSTRACT  # a list of names: an authors line
         if len(line) < 60 and not _ends_sentence(line) and self.area_cost(i) <= 3:
             return _AREA_IN_ABSTRACT  # "Social Aspects": an area line, not an abstract
         short = len(line) < 15 if _CJK_RE.search(line) else len(line) < 40
@@ -433,6 +461,8 @@ def _kind(line: str) -> int:
 def _name_shape(name: str) -> int:
     """0: reads as a person's or a team's name; 1: unusual (lowercase, very long, digits); 2: holds
     a word no name holds (running text)."""
+    if ":" in name or "?" in name or "!" in name:
+        return 2  # a title's or a sentence's, never a name's
     words = name.split()
     if 0 < len(words) <= 6 and all(w[:1].isupper() for w in words) and _DIGIT.search(name) is None:
         return 0  # the common case, at once
@@ -524,13 +554,17 @@ def _header_layouts(f: _Lines, i: int, n: int, more: bool, bound: list[int]) -> 
         yield layout
     if i + 1 >= n or f.title_cost(i) >= bound[0] and f.area_cost(i) >= bound[0]:
         return
-    layout = finish(f.title_cost(i), (i, i), None, i + 1)
+    layout = finish(f.title_cost(i) + f.lone_title_cost(i), (i, i), None, i + 1)
     if layout is not None:
         yield layout
     if i + 2 < n:
         goes_on = lines[i].rsplit(None, 1)[-1].lower() in _TITLE_GOES_ON or lines[i][-1:] in ":-–"
         if f.title_cost(i) < bound[0]:
             area_next = f.area_cost(i + 1) + (_CONTINUED_TITLE if goes_on else 0)
+            if i > 0 and (f.sep[i - 1] or f.is_known(i - 1)) and f.lone_title_cost(i) >= _NAME_AS_TITLE:
+                # a name under an area line ("Theory · X" + "Niklaus Wirth") is the authors of a
+                # block whose abstract is missing, not the title of the paper after it
+                area_next += _NAME_AFTER_AREA
             layout = finish(f.title_cost(i) + area_next, (i, i), i + 1, i + 2)
             if layout is not None:
                 yield layout
@@ -542,7 +576,7 @@ def _header_layouts(f: _Lines, i: int, n: int, more: bool, bound: list[int]) -> 
             f.kind[i + 1] == _PLAIN
         ):
             two = f.title_cost(i) + max(f.title_cost(i + 1) - _TITLE, 0) + (0 if goes_on else _TITLE)
-            layout = finish(two, (i, i + 1), None, i + 2)
+            layout = finish(two + _SHORT_TITLE, (i, i + 1), None, i + 2)
             if layout is not None:
                 yield layout
             if i + 3 < n:
@@ -610,11 +644,9 @@ def _stops(f: _Lines, continuations: bool) -> _Stops:
                             strong[j] = not gap[j] or strong[j]
                         if gap[j]:
                             break
-            elif kind[i] == _PLAIN and f.sep[i] and not prose[i] and len(lines[i]) < 150 and (
-                not _ends_sentence(lines[i])
-            ):
+            elif kind[i] == _PLAIN and f.sep[i] and not prose[i] and _area_shaped(lines[i]):
                 strong[i] = True
-            elif _lost_title(f, i):
+            elif _lost_title(f, i) or _lost_authors(f, i):
                 strong[i] = True
     next_stop = [0] * (n + 1)
     next_stop[n] = n
@@ -622,6 +654,33 @@ def _stops(f: _Lines, continuations: bool) -> _Stops:
         nxt = i + 1
         next_stop[i] = nxt if nxt >= n or gap[nxt] or strong[nxt] else next_stop[nxt]
     return _Stops(para_end, strong, next_stop)
+
+
+def _lost_authors(f: _Lines, i: int) -> bool:
+    """Line ``i``, after a finished sentence, is a list of people's names (two or more, each of two
+    to four capitalised words) before more text: a paper's authors pasted without the blank line
+    before them."""
+    line = f.lines[i]
+    if f.kind[i] != _PLAIN or f.prose[i] or i + 1 >= len(f.lines):
+        return False
+    if "," not in line and " and " not in line:
+        return False
+    if not _ends_sentence(f.lines[i - 1]) or f.authors_cost(i) != 0:
+        return False
+    names = f.names[i][0]
+    return len(names) >= 2 and all(2 <= len(n.split()) <= 4 and _name_shape(n) == 0 for n in names)
+
+
+def _area_shaped(line: str) -> bool:
+    """An ``X · Y`` line shaped like an area (short capitalised levels), not a sentence with an
+    arrow in it ("accuracy 90.6% → 90.9% with")."""
+    if len(line) > 150 or _ends_sentence(line) or "%" in line or ":" in line:
+        return False
+    levels = _SPACED_SEPARATOR.split(line)
+    return len(line.split()) <= 16 and all(
+        level and len(level.split()) <= 10 and (level[0].isupper() or level[0].isdigit() or _is_cjk(level[0]))
+        for level in (x.strip() for x in levels)
+    )
 
 
 def _lost_title(f: _Lines, i: int) -> bool:
@@ -632,7 +691,7 @@ def _lost_title(f: _Lines, i: int) -> bool:
         return False
     if not _ends_sentence(lines[i - 1]):
         return False
-    if _ends_sentence(lines[i]) or "://" in lines[i] or f.title_cost(i) > _TITLE + _SHORT_TITLE:
+    if _ends_sentence(lines[i]) or "://" in lines[i] or f.title_cost(i) + f.lone_title_cost(i) > 10:
         return False
     return f.sep[i + 1] or f.is_known(i + 1) or f.authors_cost(i + 1) == 0
 
@@ -668,10 +727,10 @@ def _segment(
     gap, prose, kind = f.gap, f.prose, f.kind
     if not continuations and n > 3:
         # no blank line at all: one line per field (compact papers), or one paper whose abstract
-        # wraps over lines (a single paste): the reading that costs less (ties: one line per field)
-        compact, wrapped = _choices(f, _stops(f, False), False, more, 0, n), None
-        wrapped = _choices(f, _stops(f, True), True, more, 0, n)
-        if wrapped[1] < compact[1]:
+        # wraps over lines (a single paste): the reading that costs less, an abstract paying for
+        # the lines it takes in that read as areas (ties: one line per field)
+        compact = _choices(f, _stops(f, False), False, more, 0, n)[1]
+        if _choices(f, _stops(f, True), True, more, 0, n, suspicious=True)[1] < compact:
             continuations = True
     stops = _stops(f, continuations)
     fast = _positional(f, stops, begin) if continuations else None
@@ -729,24 +788,33 @@ def _segment(
 
 
 def _choices(
-    f: _Lines, stops: _Stops, continuations: bool, more: bool, lo: int, hi: int
+    f: _Lines, stops: _Stops, continuations: bool, more: bool, lo: int, hi: int, *, suspicious: bool = False
 ) -> tuple[list[_Paper | None], int]:
     """The least-cost reading from each line in ``[lo, hi)`` (None: skip the line), the lines from
-    ``hi`` on costing nothing, and what the reading from ``lo`` costs."""
+    ``hi`` on costing nothing, and what the reading from ``lo`` costs. ``suspicious``: an abstract
+    pays for each short line it takes in that reads as an area (to weigh a file without blank
+    lines as one wrapped paper against one line per field; it changes no segmentation otherwise)."""
     lines, gap, prose, kind = f.lines, f.gap, f.prose, f.kind
     n = len(lines)
+    taken = [0] * (n + 1)  # taken[i]: what the lines before i cost an abstract that takes them in
+    if suspicious:
+        for i in range(n):
+            odd = not prose[i] and len(lines[i]) < 60 and not _ends_sentence(lines[i]) and f.area_cost(i) <= 6
+            taken[i + 1] = taken[i] + (_AREA_LIKE_IN_ABSTRACT if odd else 0)
     strong, next_stop = stops.strong, stops.next_stop
     best = [0] * (n + 1)
     choice: list[_Paper | None] = [None] * n
     for i in range(hi - 1, lo - 1, -1):
-        cost = (_SKIP if gap[i] or not continuations else _SKIP_MORE) + best[i + 1]
+        # (a line inside a paragraph costs less to skip when it reads as text, not as a field)
+        cheap = continuations and not gap[i] and (prose[i] or len(lines[i]) >= 60)
+        cost = (_SKIP_MORE if cheap else _SKIP) + best[i + 1]
         pick: _Paper | None = None
-        can_start = (gap[i] or strong[i] or not continuations) and not prose[i] and kind[i] in (
+        can_start = (gap[i] or strong[i] or not continuations) and kind[i] in (
             _PLAIN,
             _TITLE_L,
             _AREA_L,
             _AUTHORS_L,
-        )
+        ) and (not prose[i] or f.title_cost(i) < _NO)  # (a question can be a title)
         if can_start:
             start_cost = _MID_PARAGRAPH if continuations and not gap[i] else 0
             bound = [cost - start_cost]
@@ -759,8 +827,8 @@ def _choices(
                     continue
                 e = next_stop[s] - 1
                 while True:
-                    if total + best[e + 1] < cost:
-                        cost = total + best[e + 1]
+                    if total + taken[e + 1] - taken[s + 1] + best[e + 1] < cost:
+                        cost = total + taken[e + 1] - taken[s + 1] + best[e + 1]
                         bound[0] = cost - start_cost
                         pick = _Paper(i, title, area, authors, (s, e))
                     nxt = e + 1
@@ -798,7 +866,8 @@ def _attach_cost(f: _Lines, last: int, nxt: int) -> int:
     if kind != _PLAIN or f.sep[nxt]:
         return _NO
     if f.kind[last] in (_TABLE, _BULLET_K):
-        return _ATTACH_AFTER_TABLE
+        # the text after a table or a list: a sentence (a title line is dearer to take in)
+        return _ATTACH_AFTER_TABLE if not (_ends_sentence(line) or f.prose[nxt]) else _ATTACH_CONTINUATION
     if not _ends_sentence(f.lines[last]):
         # the sentence goes on: "... an accuracy of" + "93.5% on ImageNet", "and we ...", ", while"
         return _ATTACH_CONTINUATION if _CONTINUES.match(line) else _NO
@@ -812,14 +881,21 @@ def _attach_cost(f: _Lines, last: int, nxt: int) -> int:
 # --------------------------------------------------------------------------------------------------
 
 
-def _structural(line: str) -> bool:
-    """A markdown table row or bulleted list item: it keeps its own line in the abstract."""
-    return _is_table(line) or line[:2] in ("- ", "* ", "• ")
+def _list_item(line: str, before: str) -> bool:
+    """A bulleted list item (it keeps its own line in the abstract): "• " or "* ", or "- " after a
+    line ending with ":" or a sentence or after another item ("- " after a line that goes on is a
+    dash in the sentence: "... classifiers" + "- on the tail ...")."""
+    if line[:2] in ("• ", "* "):
+        return True
+    if line[:2] != "- ":
+        return False
+    last = before.rsplit("\n", 1)[-1]
+    return before[-1:] in ":：" or _ends_sentence(before) or last[:2] in ("- ", "• ", "* ")
 
 
 def join_lines(parts: Sequence[str]) -> str:
     """Lines of one field joined: a space between words, none between CJK characters or before a
-    line that starts with a comma or a closing bracket, a newline
+    line that starts with a comma or a full stop, a newline
     before and after table rows and list items, and a word broken at a line end joined back (or its
     real hyphen kept: :func:`retrieval.hyphenation.join_break`, with the field's own words as
     evidence)."""
@@ -829,13 +905,15 @@ def join_lines(parts: Sequence[str]) -> str:
     out = parts[0]
     for k in range(1, len(parts)):
         part = parts[k]
-        if _structural(part) or _structural(parts[k - 1]):
+        if _is_table(part) or _is_table(parts[k - 1]) or _list_item(part, out):
             out += "\n" + part
-        elif out[-1:] == "-" and out[-2:-1].isalnum():
+        elif (out[-2:] == "--" or out[-1:] in "—–") and out.rstrip("-—–")[-1:] not in ("", " "):
+            out += part  # "search---" + "which": a dash glued to its words on both sides
+        elif out[-1:] == "-" and out[-2:-1] not in ("", " ") and out.rstrip("-")[-1:] not in ("", " "):
             if own is None:
                 own = _own_words(parts)
             out = join_break(out, part, own)
-        elif _is_cjk(out[-1:] or " ") and _is_cjk(part[:1] or " ") or part[:1] in ",;:.)]!?":
+        elif _is_cjk(out[-1:] or " ") and _is_cjk(part[:1] or " ") or part[:1] in ",;:.!?":
             out += part  # no space between CJK characters, nor before a comma that starts a line
         else:
             out += " " + part

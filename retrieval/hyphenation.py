@@ -11,11 +11,14 @@ A PDF copy ends a line with ``representa-`` and starts the next with ``tion``, b
 3. The shape: a hyphen inside a link, after a digit or another hyphen (``state-of-the-`` ``art``),
    or before a capital, a digit or another hyphenated part (``GR1-`` ``Manipulation``, ``Plug-``
    ``and-Play``) is a real one: typesetters hyphenate lowercase words.
-4. The vocabulary of machine-learning abstracts (:data:`LEXICON`, fitted on half of the ICLR 2024
-   abstracts by ``bench/hyphen_lexicon.py``): the commoner of the two spellings there.
+4. An acronym before the hyphen (``CPU-`` ``based``) is never a typesetter's break; then the
+   vocabulary of machine-learning abstracts (:data:`LEXICON`, fitted on half of the ICLR 2024
+   abstracts by ``bench/hyphen_lexicon.py``): the commoner of the two spellings there, or a second
+   part that compounds are hyphenated with as a rule there (``-based``, ``-aware``).
 5. An English word list (pyspellchecker's, a maintained MIT-licensed package whose English list
-   holds about 160,000 words with their frequencies): the solid word when it is one; the hyphen when
-   both halves are words and the solid form is not (``cross-`` ``entropy``).
+   holds about 160,000 words with their frequencies): the solid word when it is one (or one with an
+   inflection: ``timestamp`` + ``ed``); the hyphen when both halves are words and the solid form is
+   not (``cross-`` ``entropy``).
 6. Otherwise the pieces are joined: a typesetter's break leaves fragments (``representa``).
 
 The decision depends only on the two pieces and the paper's own words, never on which other papers
@@ -39,6 +42,7 @@ LEXICON = "hyphen_lexicon.tsv"
 # A hyphen before these keeps its space: "pre- and post-training", "first- or second-order".
 _SUSPENDED = frozenset({"and", "or", "to", "nor", "vs", "vs.", "versus", "und", "&"})
 _EDGE = re.compile(r"^[^\w$]+|[^\w]+$")
+_ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers")
 _lock = threading.Lock()
 _lexicon: dict[str, int] | None = None
 _words: Mapping[str, int] | None = None
@@ -113,11 +117,16 @@ def _keeps_hyphen(tail: str, head: str, own: Mapping[str, int]) -> bool:
         return True
     if not stem[-1:].isalpha() or "-" in stem:
         return True
+    part = re.split(r"[^\w]", stem)[-1]
+    if sum(c.isupper() for c in part) >= 2:
+        return True  # an acronym is never broken by a typesetter: "CPU-" "based", "KL-" "divergence"
     lexicon = _load_lexicon()
     a, b = lexicon.get(solid, 0), lexicon.get(hyphenated, 0)
     if a or b:
         return b > a
+    if lexicon.get("-" + second, 0):
+        return True  # a compound's second part, hyphenated as a rule: "-based", "-aware", "-free"
     words = _load_words()
-    if solid in words:
-        return False
+    if solid in words or any(solid.endswith(end) and solid[: -len(end)] in words for end in _ENDINGS):
+        return False  # a word, or one with an inflection ("timestamp" + "ed")
     return first in words and second in words

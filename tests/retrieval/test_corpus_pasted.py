@@ -124,10 +124,11 @@ def test_any_area_line_in_the_first_block(tmp_path, area):
 def test_only_the_configured_header_is_a_header(tmp_path):
     text = "My Papers\n\nTheory\n\nAda Lovelace\n\nWe propose a thing that is good at graphs.\n"
     default = load_corpus(write(tmp_path / "a.txt", text))
-    assert [p.area for p in default.papers] == ["Theory"]  # 'My Papers' is a stray line, reported
-    assert [s.line for s in default.skipped] == [1]
+    # the line above the area line is the paper's title
+    assert [(p.title, p.title_derived, p.area) for p in default.papers] == [("My Papers", False, "Theory")]
     configured = load_corpus(tmp_path / "a.txt", headers=("My Papers",))
     assert configured.skipped == () and [p.area for p in configured.papers] == ["Theory"]
+    assert configured.papers[0].title_derived
 
 
 # -- abstracts over several lines --------------------------------------------------------------------

@@ -58,13 +58,14 @@ def test_each_paper_loads_alone_and_in_any_order(tmp_path):
 @pytest.mark.parametrize("chunk", range(3))
 def test_cut_lines_never_make_a_paper_of_prose(tmp_path, chunk):
     """90 seeded trials: 1-4 random lines of the paste deleted. Every paper that loads takes its
-    title, area and authors from lines that were those fields, never from an abstract's lines, and
-    every abstract is made of one paper's lines; the counts add up."""
+    title, area and authors from lines that were fields (with its authors line cut, a paper may
+    take a bare area line for its authors), never from an abstract's lines, and every abstract is
+    made of one paper's lines; the counts add up."""
     text = pdf_pasted.text()
     lines = text.split("\n")
     titles = {p.title for p in pdf_pasted.PAPERS} | {None}
     areas = {p.area for p in pdf_pasted.PAPERS} | {"", "Deep Learning · Self-Supervised Learning"}
-    authors = {p.authors for p in pdf_pasted.PAPERS} | {("Novak",)}
+    authors = {p.authors for p in pdf_pasted.PAPERS} | {("Novak",)} | {(a,) for a in areas if a}
     abstracts = [" ".join(p.abstract.split()) for p in pdf_pasted.PAPERS]
     for trial in range(chunk * 30, chunk * 30 + 30):
         rng = random.Random(trial)
