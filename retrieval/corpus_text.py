@@ -565,6 +565,8 @@ def _header_layouts(f: _Lines, i: int, n: int, more: bool, bound: list[int]) -> 
                 # a name under an area line ("Theory · X" + "Niklaus Wirth") is the authors of a
                 # block whose abstract is missing, not the title of the paper after it
                 area_next += _NAME_AFTER_AREA
+            if lines[i][-1:] == "." and (f.sep[i + 1] or f.is_known(i + 1)):
+                area_next -= _TITLE_FULL_STOP  # above a clear area line: a title, full stop or not
             layout = finish(f.title_cost(i) + area_next, (i, i), i + 1, i + 2)
             if layout is not None:
                 yield layout
@@ -654,6 +656,14 @@ def _stops(f: _Lines, continuations: bool) -> _Stops:
         nxt = i + 1
         next_stop[i] = nxt if nxt >= n or gap[nxt] or strong[nxt] else next_stop[nxt]
     return _Stops(para_end, strong, next_stop)
+
+
+def _sentence_title(f: _Lines, i: int) -> bool:
+    """Line ``i`` reads as a sentence but is a title: a question, or a line above an area line, not
+    right under an authors line (there it is an abstract)."""
+    if f.title_cost(i) >= _NO or i > 0 and f.authors_cost(i - 1) == 0:
+        return False
+    return f.lines[i][-1:] == "?" or i + 1 < len(f.lines) and (f.sep[i + 1] or f.is_known(i + 1))
 
 
 def _lost_authors(f: _Lines, i: int) -> bool:
@@ -814,7 +824,7 @@ def _choices(
             _TITLE_L,
             _AREA_L,
             _AUTHORS_L,
-        ) and (not prose[i] or f.title_cost(i) < _NO)  # (a question can be a title)
+        ) and (not prose[i] or _sentence_title(f, i))
         if can_start:
             start_cost = _MID_PARAGRAPH if continuations and not gap[i] else 0
             bound = [cost - start_cost]
