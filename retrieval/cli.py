@@ -19,6 +19,7 @@ from retrieval.english import plural
 from retrieval.errors import QueryError, RetrievalError
 from retrieval.index import BM25Params, Index, Progress, open_index
 from retrieval.models import Answer, Hit, IngestReport, Snippet
+from retrieval.report import counts_line, sections
 from retrieval.search import MAX_K
 
 __all__ = ["main"]
@@ -215,6 +216,11 @@ def _report_json(report: IngestReport) -> str:
             ],
             "cp1252_files": list(report.cp1252_files),
             "ignored_files": list(report.ignored_files),
+            "blocks": report.blocks,
+            "notes": [
+                {"path": s.path, "line": s.line, "field": s.field, "reason": s.reason} for s in report.notes
+            ],
+            "rejected_files": [{"path": s.path, "reason": s.reason} for s in report.rejected_files],
             "from_cache": report.from_cache,
             "build_seconds": report.build_seconds,
             "extra": {k: v for k, v in report.extra.items() if isinstance(v, str | int | float | None)},
@@ -233,24 +239,13 @@ def _print_report(report: IngestReport, index: Index, seconds: float) -> None:
     print(f"ranking: BM25 {index.params.key()}; {terms}, {postings}")
     if report.extra.get("cache"):
         print(f"cache: {report.extra['cache']}")
-    print(f"duplicates dropped: {report.duplicates}")
-    for line in report.duplicate_details[:20]:
-        print(f"  {line}")
-    if len(report.duplicate_details) > 20:
-        print(f"  … and {len(report.duplicate_details) - 20} more")
-    print(f"blocks skipped: {len(report.skipped)}")
-    for block in report.skipped[:20]:
-        print(f"  {block}")
-    if len(report.skipped) > 20:
-        print(f"  … and {len(report.skipped) - 20} more")
-    if report.cp1252_files:
-        print(f"not UTF-8, decoded as Windows-1252: {plural(len(report.cp1252_files), 'file')}")
-        for name in report.cp1252_files[:20]:
-            print(f"  {name}")
-    if report.ignored_files:
-        shown = ", ".join(Path(f).name for f in report.ignored_files[:10])
-        more = f" … and {len(report.ignored_files) - 10} more" if len(report.ignored_files) > 10 else ""
-        print(f"files ignored (not .txt/.jsonl/.ndjson): {len(report.ignored_files):,}: {shown}{more}")
+    print(counts_line(report))
+    for section in sections(report):
+        print(section.title)
+        for line in section.lines[:20]:
+            print(f"  {line}")
+        if len(section.lines) > 20:
+            print(f"  … and {len(section.lines) - 20} more")
 
 
 # -- commands -------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from bot import render
 from bot.services.admin import ReindexOutcome, Stats
 from bot.ui import embeds as E
 from retrieval.english import plural
+from retrieval.report import counts_line, sections
 
 log = logging.getLogger(__name__)
 
@@ -112,9 +113,10 @@ def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
     )
     embed.add_field(
         name="Papers",
-        value=(
+        value=E.truncate(
             f"+{len(report.added):,} added · −{len(report.removed):,} removed · "
-            f"{report.unchanged:,} unchanged"
+            f"{report.unchanged:,} unchanged\n{counts_line(report)}",
+            E.FIELD_VALUE_LIMIT,
         ),
         inline=False,
     )
@@ -122,31 +124,9 @@ def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
         embed.add_field(name="Added", value=_ids(report.added, titles=outcome.titles), inline=False)
     if report.removed:
         embed.add_field(name="Removed", value=_ids(report.removed, titles=outcome.titles), inline=False)
-    if report.duplicates:
-        details = list(report.duplicate_details) or ["(no details)"]
-        embed.add_field(
-            name=f"Duplicates dropped: {report.duplicates:,}",
-            value=_more(details, total=max(report.duplicates, len(report.duplicate_details))),
-            inline=False,
-        )
-    if report.skipped:
-        embed.add_field(
-            name=f"Skipped blocks: {len(report.skipped):,}",
-            value=_more([str(block) for block in report.skipped]),
-            inline=False,
-        )
-    if report.cp1252_files:
-        embed.add_field(
-            name=f"Not UTF-8, read as Windows-1252: {len(report.cp1252_files):,}",
-            value=_more(list(report.cp1252_files)),
-            inline=False,
-        )
-    if report.ignored_files:
-        embed.add_field(
-            name=f"Files ignored (not .txt or .jsonl): {len(report.ignored_files):,}",
-            value=_more(list(report.ignored_files)),
-            inline=False,
-        )
+    for section in sections(report):
+        name = E.truncate(section.title, E.FIELD_NAME_LIMIT)
+        embed.add_field(name=name, value=_more(section.lines), inline=False)
     lines: list[str] = []
     if reconcile is not None:
         gone, returned = reconcile.gone, reconcile.returned
