@@ -62,3 +62,26 @@ def test_reindex_embed_without_a_reconcile_result_gives_the_net_change():
     assert "2 saved papers in all are not in the corpus now." in saved
     quiet = reindex_embed(outcome(report, before=before, after=before))
     assert "Saved papers" not in {f.name for f in quiet.fields}
+
+
+def test_reindex_embed_counts_add_up_and_name_rejected_files_and_notes():
+    """A corpus of 5 blocks and a rejected file: 2 papers (one repaired), 1 duplicate, 2 skipped."""
+    report = IngestReport(
+        files=("a.txt", "b.jsonl"),
+        papers=2,
+        blocks=5,
+        duplicates=1,
+        duplicate_details=("a.txt:9: duplicate of abc (loaded from a.txt:3)",),
+        skipped=(SkippedBlock("a.txt", 12, "block: a line on its own"), SkippedBlock("b.jsonl", 2, "record: bad")),
+        notes=(SkippedBlock("b.jsonl", 1, "url: dropped 'x': not an http(s) link"),),
+        rejected_files=(SkippedBlock("c.txt", 1, "file: not text (40 % control characters)"),),
+    )
+    embed = reindex_embed(outcome(report))
+    fields = {f.name: f.value for f in embed.fields}
+    assert fields["Papers"].endswith(
+        "5 blocks read from 2 files: 2 papers loaded (1 with a note), 1 duplicate, 2 skipped; 1 file rejected"
+    )
+    assert "c.txt:1: file: not text" in fields["Files rejected: 1"]
+    assert "b.jsonl:1: url: dropped" in fields["Loaded with a note: 1"]
+    assert fields["Skipped blocks: 2"].count("•") == 2
+    assert "Duplicates dropped: 1" in fields
