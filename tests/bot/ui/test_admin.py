@@ -72,7 +72,7 @@ def test_reindex_embed_counts_add_up_and_name_rejected_files_and_notes():
         blocks=5,
         duplicates=1,
         duplicate_details=("a.txt:9: duplicate of abc (loaded from a.txt:3)",),
-        skipped=(SkippedBlock("a.txt", 12, "block: a line on its own"), SkippedBlock("b.jsonl", 2, "record: x")),
+        skipped=(SkippedBlock("a.txt", 12, "block: one line"), SkippedBlock("b.jsonl", 2, "record: x")),
         notes=(SkippedBlock("b.jsonl", 1, "url: dropped 'x': not an http(s) link"),),
         rejected_files=(SkippedBlock("c.txt", 1, "file: not text (40 % control characters)"),),
     )
