@@ -212,15 +212,13 @@ def _report_json(report: IngestReport) -> str:
             "duplicates": report.duplicates,
             "duplicate_details": list(report.duplicate_details),
             "skipped": [
-                {"path": s.path, "line": s.line, "field": s.field, "reason": s.reason} for s in report.skipped
+                {"path": s.path, "line": s.line, "field": s.field, "reason": s.reason, "loaded": s.loaded}
+                for s in report.skipped
             ],
+            "rejected_files": list(report.rejected_files),
             "cp1252_files": list(report.cp1252_files),
             "ignored_files": list(report.ignored_files),
             "blocks": report.blocks,
-            "notes": [
-                {"path": s.path, "line": s.line, "field": s.field, "reason": s.reason} for s in report.notes
-            ],
-            "rejected_files": [{"path": s.path, "reason": s.reason} for s in report.rejected_files],
             "from_cache": report.from_cache,
             "build_seconds": report.build_seconds,
             "extra": {k: v for k, v in report.extra.items() if isinstance(v, str | int | float | None)},
@@ -229,11 +227,21 @@ def _report_json(report: IngestReport) -> str:
     )
 
 
+def _print_first(entries: Sequence[object], limit: int = 20) -> None:
+    """The first ``limit`` entries of a report list, indented, then how many more there are."""
+    for entry in entries[:limit]:
+        print(f"  {entry}")
+    if len(entries) > limit:
+        print(f"  … and {len(entries) - limit} more")
+
+
 def _print_report(report: IngestReport, index: Index, seconds: float) -> None:
     source = "loaded from cache" if report.from_cache else f"built in {report.build_seconds:.2f} s"
-    files = plural(len(report.files), "file")
-    print(f"{plural(report.papers, 'paper')} from {files}, {source} ({seconds:.2f} s in all)")
-    for f in report.files:
+    files = plural(len(report.files_read), "file")
+    rejected = report.rejected_files
+    more = f" ({len(rejected)} more rejected)" if rejected else ""
+    print(f"{plural(report.papers, 'paper')} from {files}{more}, {source} ({seconds:.2f} s in all)")
+    for f in report.files_read:
         print(f"  file: {f}")
     terms, postings = plural(len(index.terms), "term"), plural(len(index.post_docs), "posting")
     print(f"ranking: BM25 {index.params.key()}; {terms}, {postings}")
@@ -241,11 +249,8 @@ def _print_report(report: IngestReport, index: Index, seconds: float) -> None:
         print(f"cache: {report.extra['cache']}")
     print(counts_line(report))
     for section in sections(report):
-        print(section.title)
-        for line in section.lines[:20]:
-            print(f"  {line}")
-        if len(section.lines) > 20:
-            print(f"  … and {len(section.lines) - 20} more")
+        print(f"{section.title}: {section.count:,}")
+        _print_first(section.lines)
 
 
 # -- commands -------------------------------------------------------------------------------------

@@ -72,7 +72,7 @@ from retrieval.corpus_fields import (
 )
 from retrieval.corpus_text import HEADER, PieceLines, known_areas
 from retrieval.errors import CorpusError
-from retrieval.markup import latex_to_display
+from retrieval.markup import strip_markup
 from retrieval.models import AREA_SEPARATOR, Paper, SkippedBlock
 from retrieval.titles import derive_title
 
@@ -555,7 +555,9 @@ def _read_file(path: Path, display: str, headers: Sequence[str] = (HEADER,)) -> 
     if problem is not None:
         return _reject(display, problem)
     if bad_line is not None:
-        logger.warning("%s:%d: not valid UTF-8; read as Windows-1252", display, bad_line)
+        # INFO, not WARNING: the ingest report names the file (cp1252_files) wherever a person reads it
+        # (paperbot index, the reindex reply); a warning line beside it said the same thing twice.
+        logger.info("%s:%d: not valid UTF-8; read as Windows-1252", display, bad_line)
     if not text.strip():
         return _reject(display, "empty", bad_line is not None)
     kind = _format_of(path, text)
@@ -857,8 +859,8 @@ def _keyed(record: Record) -> _Keyed:
 
 
 def own_title(record: Record) -> str:
-    """A record's own title (LaTeX made readable), or "" when it has none to show."""
-    return " ".join(latex_to_display(record.title).split()) if record.title else ""
+    """A record's own title as plain text (LaTeX made readable), or "" when it has none."""
+    return " ".join(strip_markup(record.title).split()) if record.title else ""
 
 
 def load_corpus(path: str | os.PathLike[str], headers: Sequence[str] = (HEADER,)) -> Corpus:

@@ -656,11 +656,6 @@ class _Spilled:
         return np.frombuffer(b"".join(self.blocks()), dtype=np.uint8)
 
 
-def _save(index: Index, path: Path, meta: dict[str, Any]) -> None:
-    """Write an index's cache file (see :func:`_save_arrays`)."""
-    _save_arrays(index.arrays(), index.terms, path, meta)
-
-
 class _Size:
     """An array not made yet, as :func:`_layout` sees one (its dtype and length)."""
 
@@ -1276,12 +1271,10 @@ def _build_and_save(
                 "files": list(built.files),
                 "duplicates": built.duplicates,
                 "duplicate_details": list(built.duplicate_details),
-                "skipped": [[s.path, s.line, s.reason] for s in built.skipped],
+                "skipped": [[s.path, s.line, s.reason] for s in _all_skipped(built)],
                 "cp1252_files": list(built.cp1252_files),
                 "ignored_files": list(built.ignored_files),
                 "blocks": built.blocks,
-                "notes": [[s.path, s.line, s.reason] for s in built.notes],
-                "rejected": [[s.path, s.line, s.reason] for s in built.rejected],
             },
             "areas": built.area_names,
         }
@@ -1367,7 +1360,7 @@ def _build_and_save(
         log.info("built the index of %d papers in %.1f s: read and tokenized %.1f s, arrays %.1f s, "
                  "saved and opened %.1f s", n, total, read_seconds, arrays_seconds,
                  total - read_seconds - arrays_seconds)  # fmt: skip
-        return index, corpus_meta, built.skipped, extra
+        return index, corpus_meta, _all_skipped(built), extra
     finally:
         if writer is not None:
             writer.discard()  # (the file has its name already if it was written)
@@ -1408,16 +1401,14 @@ def _ids_of(papers: Sequence[Paper]) -> list[str]:
 
 
 def _counts_of(corpus_meta: dict[str, Any]) -> dict[str, Any]:
-    """The report's block count, notes and rejected files as a cache file's header keeps them."""
+    """The report's block count as a cache file's header keeps it."""
+    return {"blocks": int(corpus_meta.get("blocks", 0))}
 
-    def blocks_of(rows: Any) -> tuple[SkippedBlock, ...]:
-        return tuple(SkippedBlock(str(f), int(line), str(why)) for f, line, why in rows or ())
 
-    return {
-        "blocks": int(corpus_meta.get("blocks", 0)),
-        "notes": blocks_of(corpus_meta.get("notes")),
-        "rejected_files": blocks_of(corpus_meta.get("rejected")),
-    }
+def _all_skipped(built: CorpusBuild) -> tuple[SkippedBlock, ...]:
+    """What the report's ``skipped`` holds: the files rejected, the blocks skipped and the notes on
+    papers that loaded (:class:`~retrieval.models.IngestReport` tells them apart by their field)."""
+    return tuple(sorted((*built.rejected, *built.skipped, *built.notes), key=lambda s: (s.path, s.line)))
 
 
 def _report(index: Index, previous: Index | None, **fields: Any) -> IngestReport:
