@@ -179,3 +179,17 @@ def test_the_counts_add_up_and_repairs_are_notes(tmp_path):
     assert [(Path(s.path).name, s.line) for s in corpus.skipped] == [("b.jsonl", 3)]
     assert corpus.blocks == 16 + 3
     assert corpus.blocks == len(corpus.papers) + corpus.duplicates + len(corpus.skipped)
+
+
+def test_the_corpus_documentation_examples_load_as_it_says(tmp_path):
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "corpus.md").read_text(encoding="utf-8")
+    blocks = [part.split("\n```", 1)[0] for part in docs.split("```text\n")[1:]]
+    first = load_corpus(write(tmp_path / "a.txt", blocks[0])).papers
+    assert [(None if p.title_derived else p.title, p.area, p.authors[0], p.et_al) for p in first] == [
+        ("Attention Is All You Need", "Deep Learning · Attention Mechanisms", "Ashish Vaswani", True),
+        (None, "Reinforcement Learning · Deep RL", "Sergey Levine", False),
+    ]
+    (titled,) = load_corpus(write(tmp_path / "b.txt", blocks[1])).papers
+    assert (titled.title, titled.title_derived, titled.area) == (
+        "Calibrated Uncertainty for Graph Neural Networks", False, ""
+    )
