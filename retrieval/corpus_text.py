@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from retrieval.corpus_fields import (
@@ -272,20 +272,33 @@ class _Lines:
     def is_known(self, i: int) -> bool:
         return bool(self.known) and area_key(_AREA_LABEL.sub("", self.lines[i])) in self.known
 
-    def area_cost(self, i: int) -> int:
-        cost = self._area[i]
+    @staticmethod
+    def _cached(table: list[int | None], i: int, compute: Callable[[int], int]) -> int:
+        cost = table[i]
         if cost is None:
-            cost = self._area[i] = self._area_cost(i)
+            cost = table[i] = compute(i)
         return cost
 
-    def _area_cost(self, i: int) -> int:
-        line, kind = self.lines[i], self.kind[i]
-        if kind == _AREA_L:
+    def area_cost(self, i: int) -> int:
+        """What line ``i`` costs as a paper's area."""
+        return self._cached(self._area, i, self._area_cost)
+
+    def _labelled(self, i: int, label: int, prose: bool = True) -> int | None:
+        """What line ``i`` costs in the role its ``label`` kind stands for when its kind decides it
+        (0 with that label, never with another one, a table row or a list item, nor as running text
+        when ``prose``), else None."""
+        kind = self.kind[i]
+        if kind == label:
             return 0
         if kind != _PLAIN:
-            return _NO if kind in (_TITLE_L, _AUTHORS_L, _ABSTRACT_L) else _TABLE_IN_FIELD
-        if self.prose[i]:
-            return _PROSE_IN_FIELD
+            return _NO if kind in (_TITLE_L, _AREA_L, _AUTHORS_L, _ABSTRACT_L) else _TABLE_IN_FIELD
+        return _PROSE_IN_FIELD if prose and self.prose[i] else None
+
+    def _area_cost(self, i: int) -> int:
+        decided = self._labelled(i, _AREA_L)
+        if decided is not None:
+            return decided
+        line = self.lines[i]
         if len(line) > _AREA_MAX:
             return _LONG_AREA
         if sum(c.isalpha() for c in line[:40]) < 2:
@@ -315,17 +328,14 @@ class _Lines:
         return cost
 
     def title_cost(self, i: int) -> int:
-        cost = self._title[i]
-        if cost is None:
-            cost = self._title[i] = self._title_cost(i)
-        return cost
+        """What line ``i`` costs as a paper's title."""
+        return self._cached(self._title, i, self._title_cost)
 
     def _title_cost(self, i: int) -> int:
-        line, kind = self.lines[i], self.kind[i]
-        if kind == _TITLE_L:
-            return 0
-        if kind != _PLAIN:
-            return _NO if kind in (_AREA_L, _AUTHORS_L, _ABSTRACT_L) else _TABLE_IN_FIELD
+        decided = self._labelled(i, _TITLE_L, prose=False)
+        if decided is not None:
+            return decided
+        line = self.lines[i]
         if sum(c.isalpha() for c in line[:40]) < 2:
             return _NO  # "12345": no words
         # a question ("What's in a Prior? Learned ...") is a title's; two sentences are not
@@ -368,19 +378,14 @@ class _Lines:
         return cost
 
     def authors_cost(self, i: int) -> int:
-        cost = self._authors[i]
-        if cost is None:
-            cost = self._authors[i] = self._authors_cost(i)
-        return cost
+        """What line ``i`` costs as a paper's authors line."""
+        return self._cached(self._authors, i, self._authors_cost)
 
     def _authors_cost(self, i: int) -> int:
-        line, kind = self.lines[i], self.kind[i]
-        if kind == _AUTHORS_L:
-            return 0
-        if kind != _PLAIN:
-            return _NO if kind in (_TITLE_L, _AREA_L, _ABSTRACT_L) else _TABLE_IN_FIELD
-        if self.prose[i]:
-            return _PROSE_IN_FIELD
+        decided = self._labelled(i, _AUTHORS_L)
+        if decided is not None:
+            return decided
+        line = self.lines[i]
         if self.sep[i]:
             return _SEPARATOR_IN_AUTHORS
         names, et_al = parse_authors(line)
@@ -396,7 +401,8 @@ class _Lines:
         # a few odd names ("jun chen") in a list are still a list of names; one alone is doubtful,
         # and a list of mostly lowercase phrases is a sentence's ("Window attention, position
         # embeddings, and high resolution finetuning")
-        cost = _LOWERCASE_LIST if 2 * odd > len(names) > 1 else _ODD_NAME if odd and len(names) == 1 else 0
+        phrases = 2 * odd > len(names) > 1 and " and " in line  # an English list: "X, Y, and Z"
+        cost = _LOWERCASE_LIST if phrases else _ODD_NAME if odd and len(names) == 1 else 0
         if len(names) == 1 and " " not in names[0].strip() and not _CJK_RE.search(line):
             cost = max(cost, _ONE_WORD_AUTHOR)
         if line[-1:] == "." and not re.search(r"(?:\bal|\b[A-Z])\.$", line):
