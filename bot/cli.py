@@ -25,8 +25,9 @@ paperbot console [--out FOLDER] [--log-file FILE]
 paperbot search QUERY [...]       ranked papers (--json, --top K, --queries FILE)
 paperbot ask QUESTION [...]       an extractive answer with citations
 paperbot index                    (re)build the index and print the ingest report
-paperbot db copy --from A --to B  copy every saved list from one database to another (path or URL);
-                                  --config FILE with only one of them: the configured database is the other
+paperbot db copy --from A --to B  copy everything users saved (lists, watches, servers' /club lists)
+                                  from one database to another (path or URL); --config FILE with only
+                                  one of them: the configured database is the other
 Every command takes --config FILE; all but db copy also --corpus PATH, --database PATH, --log-level LEVEL.
 See README.md."""
 
@@ -149,7 +150,7 @@ def console_log_file(settings: Settings) -> Path:
 
 
 def _db(argv: Sequence[str]) -> int:
-    """``paperbot db copy --from SOURCE --to TARGET``: merge every list of SOURCE into TARGET."""
+    """``paperbot db copy --from SOURCE --to TARGET``: merge every row of user data of SOURCE into TARGET."""
     parser = argparse.ArgumentParser(
         prog="paperbot db",
         description="Database maintenance. SOURCE and TARGET are SQLite paths or postgresql:// URLs.",
@@ -157,7 +158,8 @@ def _db(argv: Sequence[str]) -> int:
     commands = parser.add_subparsers(dest="action", required=True)
     copy = commands.add_parser(
         "copy",
-        help="copy every list, note, snapshot and timestamp (rows already in TARGET are kept: safe to rerun)",
+        help="copy every list, saved item, note, snapshot, watch, watch pause and server reading-list entry, "
+        "with their timestamps, in one transaction (rows already in TARGET are kept: safe to rerun)",
     )
     copy.add_argument("--from", dest="source", help="the database to read (not changed)")
     copy.add_argument("--to", dest="target", help="the database to write (created/migrated)")
@@ -175,7 +177,7 @@ def _db(argv: Sequence[str]) -> int:
         return 2
     import asyncio
 
-    from bot.store import DatabaseError, Store, StoreError
+    from bot.store import CopyConflictError, DatabaseError, Store, StoreError
     from bot.store.base import is_url
 
     def label(target: str) -> str:
@@ -201,7 +203,10 @@ def _db(argv: Sequence[str]) -> int:
                 return 2
             try:
                 counts = await target.copy_from(source)
-                have = {table: len(rows) for table, rows in (await source.dump()).items()}
+            except CopyConflictError as exc:
+                sides = f"{label(args.source)} -> {label(args.target)}"
+                print(f"paperbot: cannot copy {sides}, nothing was written: {exc}", file=sys.stderr)
+                return 2
             except DatabaseError as exc:
                 print(f"paperbot: the copy failed, nothing was written: {_cause(exc)}", file=sys.stderr)
                 return 2
@@ -210,14 +215,10 @@ def _db(argv: Sequence[str]) -> int:
         finally:
             await source.close()
         print(f"copied {label(args.source)} -> {label(args.target)}")
-        for name, table, written in (
-            ("lists", "lists", counts.lists),
-            ("saved items", "saved", counts.saved),
-            ("paper snapshots", "papers", counts.snapshots),
-            ("imported records", "imported", counts.imported),
-        ):
-            line = f"  {name:<17} {have[table]:>8,} in the source, {written:>8,} written"
-            print(line + " (the rest were there)")
+        width = max(len(t.rows) for t in counts.tables)
+        for t in counts.tables:
+            line = f"  {t.rows:<{width}} {t.in_source:>8,} in the source, {t.written:>8,} written"
+            print(line + (" (the rest were there)" if t.written < t.in_source else ""))
         return 0
 
     return asyncio.run(copy_all())

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from bot.store.base import DRIVER_LOADERS, CorpusLookup, Store, is_url
 from bot.store.errors import (
     ClubLimitError,
+    CopyConflictError,
     DatabaseBusyError,
     DatabaseCorruptError,
     DatabaseError,
@@ -48,6 +49,7 @@ from bot.store.records import (
     PAPER_ID_MAX,
     WATCH_QUERY_MAX,
     ClubEntry,
+    CopiedTable,
     CopyCounts,
     ForgetResult,
     ImportedItem,
@@ -100,6 +102,8 @@ __all__ = [
     "PAPER_ID_MAX",
     "ClubEntry",
     "ClubLimitError",
+    "CopiedTable",
+    "CopyConflictError",
     "CopyCounts",
     "MAX_CLUB_PAPERS",
     "CorpusLookup",

@@ -389,9 +389,16 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def copy_from(self, source: Store) -> CopyCounts:
-        """Copy every list, saved item (note, timestamps), snapshot and imported record of ``source``
-        into this store, keeping what is already here (safe to run twice); returns rows written."""
+        """Copy every row of user data of ``source`` into this store, in one transaction: lists, saved
+        items (notes, timestamps), snapshots, imported records, watches (with their numbers), watch
+        pauses and the servers' reading lists. Rows already here are kept (safe to run twice); the
+        index generation is this store's own and stays. Returns the rows read and written per table.
+
+        Raises:
+            CopyConflictError: This store numbers other watches as the source's; nothing is written.
+        """
 
     @abc.abstractmethod
     async def dump(self) -> dict[str, list[tuple[object, ...]]]:
-        """Every row, per table, in a backend-neutral form (times as aware datetimes), for copies."""
+        """Every row of user data, per table (``bot.store.sql.TABLES``), in a backend-neutral form:
+        times as aware datetimes, rows in primary-key order."""

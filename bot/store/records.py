@@ -265,13 +265,35 @@ class ReconcileResult:
 
 
 @dataclass(frozen=True, slots=True)
-class CopyCounts:
-    """Rows written by :meth:`bot.store.Store.copy_from` per table (0 for rows already there)."""
+class CopiedTable:
+    """One table of :meth:`bot.store.Store.copy_from`.
 
-    lists: int
-    saved: int
-    snapshots: int
-    imported: int
+    Attributes:
+        table: Its name in the schema.
+        rows: What one row is, for people ("saved items", "watches"...).
+        in_source: Rows the source holds.
+        written: Rows written (rows already in the target are kept, so a second copy writes 0).
+    """
+
+    table: str
+    rows: str
+    in_source: int
+    written: int
+
+
+@dataclass(frozen=True, slots=True)
+class CopyCounts:
+    """What :meth:`bot.store.Store.copy_from` did to every table of user data (in the order of
+    ``bot.store.sql.TABLES``)."""
+
+    tables: tuple[CopiedTable, ...]
+
+    def __getitem__(self, table: str) -> CopiedTable:
+        """The counts of ``table`` (its name in the schema)."""
+        for counts in self.tables:
+            if counts.table == table:
+                return counts
+        raise KeyError(table)
 
 
 # ---------------------------------------------------------------------------------------- validation

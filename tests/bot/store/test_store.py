@@ -671,7 +671,7 @@ async def test_forget_user_reaches_every_row_that_names_the_user(store: Store) -
     assert [w.query for w in await store.list_watches(BOB)] == ["theory"]
     # Every column that names a user is one forget_user reaches (a new one must be added there).
     people = {"user_id", "added_by"}
-    named = {(t, c) for t, columns in store_sql.TABLES.items() for c in columns if c in people}
+    named = {(t, c) for t, table in store_sql.TABLES.items() for c in table.columns if c in people}
     assert named == set(store_sql.USER_COLUMNS.items())
 
 
