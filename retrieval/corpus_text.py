@@ -401,7 +401,9 @@ class _Lines:
         # a few odd names ("jun chen") in a list are still a list of names; one alone is doubtful,
         # and a list of mostly lowercase phrases is a sentence's ("Window attention, position
         # embeddings, and high resolution finetuning")
-        phrases = 2 * odd > len(names) > 1 and " and " in line  # an English list: "X, Y, and Z"
+        # a list of mostly lowercase phrases: an English list ("X, Y, and Z") or phrases of three
+        # words or more, not lowercase names ("chenjie cao, xinlin ren, Yanwei Fu")
+        phrases = 2 * odd > len(names) > 1 and (" and " in line or any(len(n.split()) >= 3 for n in names))
         cost = _LOWERCASE_LIST if phrases else _ODD_NAME if odd and len(names) == 1 else 0
         if len(names) == 1 and " " not in names[0].strip() and not _CJK_RE.search(line):
             cost = max(cost, _ONE_WORD_AUTHOR)
