@@ -25,7 +25,7 @@ the half :mod:`retrieval.hyphenation`'s vocabulary was not fitted on; ``even``; 
   ``self-supervised``), split into typesetter's breaks and breaks at a real hyphen;
 * the seconds the reader took.
 
-Usage::
+Needs pyphen (``pip install -e '.[bench]'``). Usage::
 
     PYTHONPATH=. python bench/pdf_paste.py [--data ../shared/corpora/iclr2024] [--split odd|even|all]
         [--show 5]
