@@ -465,8 +465,11 @@ class Console:
             Control("Similar papers", lambda: self.show_similar(pid, ephemeral=True)),
             Control("❓ Ask about this paper", lambda: self.open_ask_form(pid, public=public)),
         ]
-        embeds = E.paper_embeds(page.paper, saved=page.saved)
-        self.show(Message(embeds=embeds, ephemeral=not o.get("public", False), controls=controls))
+        reply = E.paper_reply(page.paper, saved=page.saved)
+        ephemeral = not o.get("public", False)
+        self.show(Message(embeds=reply.messages[0], ephemeral=ephemeral, controls=controls, file=reply.file))
+        for embeds in reply.messages[1:]:  # the rest of a long abstract
+            self.show(Message(embeds=embeds, ephemeral=ephemeral))
 
     async def similar(self, o: dict[str, Any]) -> None:
         await self.show_similar(o["id"], ephemeral=not o.get("public", False))

@@ -21,7 +21,7 @@ import json
 import logging
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -43,6 +43,7 @@ from bot.store import (
 )
 from bot.store.records import clean_text
 from retrieval.english import plural
+from retrieval.titles import derive_title
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ ABSTRACT_MAX = 50_000
 URL_MAX = 2_000
 #: At most this many per-record error messages are kept (plus one summary line).
 ERRORS_MAX = 50
+#: How an export says that a title is paperbot's, derived from the abstract, not the paper's own.
+DERIVED_TITLE = "Title derived from the abstract by paperbot (the source gives none)"
 
 
 
@@ -408,14 +411,18 @@ def _bib_url(url: str) -> str:
     return "".join(table.get(ch, "%20" if ch.isspace() else ch) for ch in url.strip())
 
 
-def _bib_entry(item: SavedItem, key: str, lists: Sequence[str]) -> str:
-    """One ``@misc`` entry; the title is double-braced so styles keep its capitals."""
-    fields: list[tuple[str, str]] = [("title", "{" + latex_escape(item.title) + "}")]
+def _bib_entry(item: SavedItem, key: str, lists: Sequence[str], derived: bool = False) -> str:
+    """One ``@misc`` entry; the title is double-braced so styles keep its capitals. A title paperbot
+    derived from the abstract is not the paper's: it goes to ``note``, said so, never to ``title``."""
+    fields: list[tuple[str, str]] = [] if derived else [("title", "{" + latex_escape(item.title) + "}")]
     authors = _bib_authors(item)
     if authors:
         fields.append(("author", authors))
-    if item.area:
-        fields.append(("note", latex_escape(item.area)))
+    notes = [latex_escape(item.area)] if item.area else []
+    if derived:
+        notes.append(f"{DERIVED_TITLE}: {latex_escape(_one_line(item.title))}")
+    if notes:
+        fields.append(("note", ". ".join(notes)))
     if item.abstract:
         fields.append(("abstract", latex_escape(item.abstract)))
     if item.url:
@@ -427,11 +434,14 @@ def _bib_entry(item: SavedItem, key: str, lists: Sequence[str]) -> str:
     return f"@misc{{{key},\n{body}\n}}\n"
 
 
-def to_bibtex(items: Sequence[SavedItem], *, exported_at: datetime | None = None) -> str:
+def to_bibtex(
+    items: Sequence[SavedItem], *, exported_at: datetime | None = None, derived: Collection[str] = ()
+) -> str:
     """One ``@misc`` entry per distinct paper, grouped by list (``@comment`` headers between groups).
 
     A paper saved in several lists appears once, under its first list, with every list in
     ``keywords``: a bibliography must not cite the same work twice. The user's note goes to ``annote``.
+    ``derived``: ids of the papers whose title paperbot derived (see :func:`derived_titles`).
     """
     when = _iso(exported_at or datetime.now(UTC))
     keys = citation_keys(items)
@@ -451,7 +461,8 @@ def to_bibtex(items: Sequence[SavedItem], *, exported_at: datetime | None = None
             parts.append(f"@comment{{list: {latex_escape(name)}}}\n")
         for item in fresh:
             emitted.add(item.paper_id)
-            parts.append(_bib_entry(item, keys[item.paper_id], lists_of[item.paper_id]))
+            entry = _bib_entry(item, keys[item.paper_id], lists_of[item.paper_id], item.paper_id in derived)
+            parts.append(entry)
     return "\n".join(parts)
 
 
@@ -479,8 +490,10 @@ def to_markdown(
     *,
     lists: Sequence[ListInfo] | None = None,
     exported_at: datetime | None = None,
+    derived: Collection[str] = (),
 ) -> str:
-    """A numbered list per list: bold title, authors, area, id, link, the note as a quote."""
+    """A numbered list per list: bold title (a derived one said so), authors, area, id, link, the
+    note as a quote."""
     groups = group_by_list(items, lists)
     when = (exported_at or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     title = _md_heading(groups[0][0]) if len(groups) == 1 else "Saved papers"
@@ -492,7 +505,8 @@ def to_markdown(
             lines += ["_(empty)_", ""]
             continue
         for number, item in enumerate(group, 1):
-            lines.append(f"{number}. **{_one_line(item.title)}**")
+            mark = f" _({DERIVED_TITLE.lower()})_" if item.paper_id in derived else ""
+            lines.append(f"{number}. **{_one_line(item.title)}**{mark}")
             lines.append(f"   {_one_line(_md_authors(item))}")
             details = [_one_line(item.area)] if item.area else []
             details.append(_md_code(item.paper_id))
@@ -511,11 +525,12 @@ def to_markdown(
 # -------------------------------------------------------------------------------------------- JSON
 
 
-def _item_json(item: SavedItem) -> dict[str, Any]:
+def _item_json(item: SavedItem, derived: Collection[str] = ()) -> dict[str, Any]:
     """The JSON record of one saved item (the fields :func:`_parse_item` reads back)."""
     return {
         "id": item.paper_id,
         "title": item.title,
+        "title_derived": item.paper_id in derived,
         "authors": list(item.authors),
         "et_al": item.et_al,
         "area": item.area,
@@ -532,15 +547,21 @@ def to_json(
     *,
     lists: Sequence[ListInfo] | None = None,
     exported_at: datetime | None = None,
+    derived: Collection[str] = (),
 ) -> str:
-    """The full records, grouped by list; :func:`parse_json` (:func:`import_file`) reads it back."""
+    """The full records, grouped by list; :func:`parse_json` (:func:`import_file`) reads it back.
+    ``title_derived`` says whether paperbot derived the title (the source gave none)."""
     created = {info.name: info.created_at for info in lists or ()}
     document = {
         "format": JSON_FORMAT,
         "version": JSON_VERSION,
         "exported_at": _iso(exported_at or datetime.now(UTC)),
         "lists": [
-            {"name": name, "created_at": _iso(created.get(name)), "items": [_item_json(i) for i in group]}
+            {
+                "name": name,
+                "created_at": _iso(created.get(name)),
+                "items": [_item_json(i, derived) for i in group],
+            }
             for name, group in group_by_list(items, lists)
         ],
     }
@@ -710,11 +731,42 @@ def parse_json(data: str, *, note_max: int = NOTE_MAX, id_max: int = PAPER_ID_MA
 # ------------------------------------------------------------------------------ store round trips
 
 
-async def export_text(store: Store, user_id: int, fmt: str, list_name: str | None = None) -> str:
+def derived_titles(items: Sequence[SavedItem], corpus: CorpusLookup | None = None) -> frozenset[str]:
+    """Ids of the items whose title paperbot derived from the abstract: as the corpus's paper says
+    when it is in the corpus, else when the snapshot's title is what the abstract derives (the same
+    rules give the same title). CPU work: run it off the event loop."""
+    out = set()
+    for item in items:
+        paper = corpus(item.paper_id) if corpus is not None else None
+        if paper is not None:
+            if paper.title_derived and paper.title == item.title:
+                out.add(item.paper_id)
+        elif item.abstract and item.title == derive_title(item.abstract):
+            out.add(item.paper_id)
+    return frozenset(out)
+
+
+def render_export(
+    kind: str, items: Sequence[SavedItem], *, lists: Sequence[ListInfo] | None = None,
+    corpus: CorpusLookup | None = None,
+) -> str:
+    """``items`` as ``"bib"``, ``"md"`` or ``"json"`` text, derived titles marked (CPU work)."""
+    derived = derived_titles(items, corpus)
+    if kind == "bib":
+        return to_bibtex(items, derived=derived)
+    if kind == "md":
+        return to_markdown(items, lists=lists, derived=derived)
+    return to_json(items, lists=lists, derived=derived)
+
+
+async def export_text(
+    store: Store, user_id: int, fmt: str, list_name: str | None = None, *, corpus: CorpusLookup | None = None
+) -> str:
     """The user's saved papers as ``"bib"``, ``"md"`` or ``"json"`` text (aliases: bibtex, markdown).
 
     ``list_name=None`` exports every list, grouped by list (oldest list first, newest save first).
-    JSON is re-importable with :func:`import_file`.
+    JSON is re-importable with :func:`import_file`. ``corpus`` finds corpus papers by id (whether a
+    title was derived, see :func:`derived_titles`).
 
     Raises:
         StoreError: Unknown format. ListNotFoundError: The named list does not exist.
@@ -725,11 +777,7 @@ async def export_text(store: Store, user_id: int, fmt: str, list_name: str | Non
     items, lists = await store.export_items(user_id, list_name)
     log.debug("user %d exported %d items as %s", user_id, len(items), kind)
     # Formatting thousands of items is pure CPU: keep it off the event loop (Discord heartbeats).
-    if kind == "bib":
-        return await asyncio.to_thread(to_bibtex, items)
-    if kind == "md":
-        return await asyncio.to_thread(to_markdown, items, lists=lists)
-    return await asyncio.to_thread(to_json, items, lists=lists)
+    return await asyncio.to_thread(render_export, kind, items, lists=lists, corpus=corpus)
 
 
 async def import_file(

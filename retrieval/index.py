@@ -1088,6 +1088,7 @@ def open_index(
         skipped=skipped,
         cp1252_files=tuple(corpus_meta["cp1252_files"]),
         ignored_files=tuple(corpus_meta["ignored_files"]),
+        **_counts_of(corpus_meta),
         build_seconds=time.perf_counter() - started,
         from_cache=False,
         extra=extra,
@@ -1182,6 +1183,7 @@ def _cached_report(
         skipped=meta["skipped_blocks"],
         cp1252_files=tuple(str(f) for f in corpus_meta.get("cp1252_files", ())),
         ignored_files=tuple(str(f) for f in corpus_meta.get("ignored_files", ())),
+        **_counts_of(corpus_meta),
         build_seconds=0.0,
         from_cache=True,
         extra={"cache": str(cache_file), "load_seconds": time.perf_counter() - started},
@@ -1269,9 +1271,10 @@ def _build_and_save(
                 "files": list(built.files),
                 "duplicates": built.duplicates,
                 "duplicate_details": list(built.duplicate_details),
-                "skipped": [[s.path, s.line, s.reason] for s in built.skipped],
+                "skipped": [[s.path, s.line, s.reason] for s in _all_skipped(built)],
                 "cp1252_files": list(built.cp1252_files),
                 "ignored_files": list(built.ignored_files),
+                "blocks": built.blocks,
             },
             "areas": built.area_names,
         }
@@ -1357,7 +1360,7 @@ def _build_and_save(
         log.info("built the index of %d papers in %.1f s: read and tokenized %.1f s, arrays %.1f s, "
                  "saved and opened %.1f s", n, total, read_seconds, arrays_seconds,
                  total - read_seconds - arrays_seconds)  # fmt: skip
-        return index, corpus_meta, built.skipped, extra
+        return index, corpus_meta, _all_skipped(built), extra
     finally:
         if writer is not None:
             writer.discard()  # (the file has its name already if it was written)
@@ -1395,6 +1398,17 @@ def id_diff(
 
 def _ids_of(papers: Sequence[Paper]) -> list[str]:
     return papers.ids() if isinstance(papers, PaperTable) else [p.id for p in papers]
+
+
+def _counts_of(corpus_meta: dict[str, Any]) -> dict[str, Any]:
+    """The report's block count as a cache file's header keeps it."""
+    return {"blocks": int(corpus_meta.get("blocks", 0))}
+
+
+def _all_skipped(built: CorpusBuild) -> tuple[SkippedBlock, ...]:
+    """What the report's ``skipped`` holds: the files rejected, the blocks skipped and the notes on
+    papers that loaded (:class:`~retrieval.models.IngestReport` tells them apart by their field)."""
+    return tuple(sorted((*built.rejected, *built.skipped, *built.notes), key=lambda s: (s.path, s.line)))
 
 
 def _report(index: Index, previous: Index | None, **fields: Any) -> IngestReport:

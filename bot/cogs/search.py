@@ -4,6 +4,7 @@ bot/services/papers.py; rendering: bot/ui/results.py)."""
 from __future__ import annotations
 
 import asyncio
+import io
 
 import discord
 from discord import app_commands
@@ -80,11 +81,17 @@ class SearchCog(commands.Cog, name="Search"):
     ) -> None:
         """Show a paper's full abstract."""
         page = await self.services.papers.paper(interaction.user.id, paper_id)
+        reply = E.paper_reply(page.paper, saved=page.saved)
         view = PaperView(self.services, page.paper.id, ephemeral=not public)
+        attached = {}
+        if reply.file is not None:  # an abstract longer than the messages hold, whole
+            attached["file"] = discord.File(io.BytesIO(reply.file[1]), filename=reply.file[0])
         sent = await respond.send(
-            interaction, embeds=E.paper_embeds(page.paper, saved=page.saved), view=view, ephemeral=not public
+            interaction, embeds=reply.messages[0], view=view, ephemeral=not public, **attached
         )
         view.attach(sent, interaction)
+        for embeds in reply.messages[1:]:  # the rest of a long abstract
+            await respond.send(interaction, embeds=embeds, ephemeral=not public)
 
     @paper.autocomplete("paper_id")
     async def paper_id_autocomplete(

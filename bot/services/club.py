@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot import render
-from bot.export import to_bibtex, to_json, to_markdown
+from bot.export import render_export
 from bot.render import code, truncate
 from bot.services.base import Context, Notice
 from bot.services.transfer import FORMATS, ExportFile
@@ -133,8 +133,7 @@ class ClubService:
             )
             for e in entries
         ]
-        render = {"bib": to_bibtex, "md": to_markdown, "json": to_json}[fmt]
-        text = await asyncio.to_thread(render, items)
+        text = await asyncio.to_thread(render_export, fmt, items, corpus=engine.get)
         data = text.encode("utf-8")
         if size_limit is not None and len(data) > size_limit:
             return Notice(f"That export is {len(data) / 1e6:.1f} MB, over Discord's upload limit here.")

@@ -78,7 +78,9 @@ class TransferService:
         if count == 0:
             where = f"Your list {list_label(name)} is empty" if name else "You have no saved papers yet"
             return Notice(f"{where}, so there is nothing to export. {HOW_TO_SAVE}")
-        data = (await export_text(store, user_id, fmt, name)).encode("utf-8")
+        engine = self.ctx.engine
+        corpus = engine.get if engine is not None else None
+        data = (await export_text(store, user_id, fmt, name, corpus=corpus)).encode("utf-8")
         if size_limit is not None and len(data) > size_limit:
             return Notice(
                 f"That export is {len(data) / 1e6:.1f} MB, over Discord's {size_limit / 1e6:.0f} MB upload "

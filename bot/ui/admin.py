@@ -12,7 +12,6 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -23,6 +22,7 @@ from bot.ui import embeds as E
 from bot.ui.paginator import Page, PageSource
 from retrieval.english import plural
 from retrieval.models import IngestReport
+from retrieval.report import Section, counts_line, sections
 
 log = logging.getLogger(__name__)
 
@@ -88,15 +88,6 @@ def progress_text(corpus: str, stage: str, done: int, total: int, elapsed: float
     return E.fit_content(f"⏳ Reindexing `{corpus}` — {name}{amount} · {elapsed:.0f} s") or ""
 
 
-@dataclass(frozen=True)
-class _Section:
-    """One list of a reindex report (skipped blocks, duplicates…): its heading, how many, the lines."""
-
-    title: str
-    count: int
-    lines: tuple[str, ...]
-
-
 def _in_corpus(report: IngestReport) -> Callable[[str], str]:
     """Text with the corpus folder taken off the front of its file paths: the report's description
     names the folder once, and a line keeps its room for the reason (``broken.txt:5: …``)."""
@@ -108,39 +99,9 @@ def _in_corpus(report: IngestReport) -> Callable[[str], str]:
     return lambda text: text.replace(prefix, "")
 
 
-def _sections(report: IngestReport) -> list[_Section]:
-    """The report's lists, each line whole, file paths relative to the corpus folder."""
-    rel = _in_corpus(report)
-    rejected = [s for s in report.skipped if s.field == "file"]
-    sections = [
-        _Section("Files rejected", len(rejected), tuple(rel(f"{s.path}: {s.why}") for s in rejected)),
-        _Section(
-            "Skipped blocks",
-            len(report.skipped_blocks),
-            tuple(rel(f"{s.path}:{s.line}: {s.reason}") for s in report.skipped_blocks),
-        ),
-        _Section(
-            "Papers loaded with a note",
-            report.noted_papers,
-            tuple(rel(f"{s.path}:{s.line}: {s.reason}") for s in report.notes),
-        ),
-        _Section(
-            "Duplicates dropped",
-            report.duplicates,
-            tuple(rel(line) for line in report.duplicate_details) or ("(no details)",),
-        ),
-        _Section(
-            "Not UTF-8, read as Windows-1252",
-            len(report.cp1252_files),
-            tuple(rel(f) for f in report.cp1252_files),
-        ),
-        _Section(
-            "Files ignored (not .txt or .jsonl)",
-            len(report.ignored_files),
-            tuple(rel(f) for f in report.ignored_files),
-        ),
-    ]
-    return [section for section in sections if section.count]
+def _sections(report: IngestReport) -> list[Section]:
+    """The report's lists (:func:`retrieval.report.sections`), file paths relative to the corpus folder."""
+    return sections(report, _in_corpus(report))
 
 
 def _bullet(line: str, limit: int) -> str:
@@ -191,7 +152,7 @@ def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
     return _summary(outcome, _sections(report))[0]
 
 
-def _summary(outcome: ReindexOutcome, sections: Sequence[_Section]) -> tuple[discord.Embed, list[int]]:
+def _summary(outcome: ReindexOutcome, sections: Sequence[Section]) -> tuple[discord.Embed, list[int]]:
     """The diff a reindex produced: papers added/removed/unchanged, the first lines of each list,
     timing, and the saved papers that left or came back (named when the reconcile result is known);
     with how many lines of each section it shows."""
@@ -218,9 +179,10 @@ def _summary(outcome: ReindexOutcome, sections: Sequence[_Section]) -> tuple[dis
     )
     embed.add_field(
         name="Papers",
-        value=(
+        value=E.truncate(
             f"+{len(report.added):,} added · −{len(report.removed):,} removed · "
-            f"{report.unchanged:,} unchanged"
+            f"{report.unchanged:,} unchanged\n{counts_line(report)}",
+            E.FIELD_VALUE_LIMIT,
         ),
         inline=False,
     )

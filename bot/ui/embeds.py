@@ -13,6 +13,7 @@ Usage (in a cog)::
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import discord
 
@@ -142,9 +143,22 @@ def hit_embed(hit: Hit, *, saved: bool = False, reason: str | None = None) -> di
     embed.add_field(name="Score", value=f"{hit.score:.2f}", inline=True)
     if reason:
         embed.add_field(name="Because you saved", value=truncate(reason, FIELD_VALUE_LIMIT), inline=False)
-    if saved:
-        embed.set_footer(text="★ in your saved papers")
+    footer = _footer(paper, saved)
+    if footer:
+        embed.set_footer(text=footer)
     return embed
+
+
+#: What a derived title's embed says under it: the title is paperbot's, not the paper's.
+DERIVED_TITLE_NOTE = "title derived from the abstract (the source gives none)"
+
+
+def _footer(paper: Paper, saved: bool, *more: str) -> str:
+    """A paper embed's footer: saved, a derived title said so (subtly, under the embed), and more."""
+    parts = ["★ in your saved papers"] if saved else []
+    if paper.title_derived:
+        parts.append(DERIVED_TITLE_NOTE)
+    return " · ".join([*parts, *more])
 
 
 def page_header(title: str, query: str, total: int, page: int, pages: int, *, quoted: bool = True) -> str:
@@ -183,23 +197,74 @@ def all_authors(paper: Paper, limit: int = FIELD_VALUE_LIMIT) -> str:
     return text + (" et al." if paper.et_al or len(shown) < len(names) else "")
 
 
+#: The most messages /paper answers with; an abstract longer than they hold comes as a file.
+PAPER_MESSAGES_MAX = 4
+#: Characters of the abstract in each embed of /paper (two fit in one message's 6,000).
+PAPER_PART_CHARS = 2800
+
+
+@dataclass(frozen=True)
+class PaperReply:
+    """/paper's answer: its messages (the first with the metadata; each a list of embeds within one
+    message's limits) and, for an abstract too long for them, the whole of it as a file."""
+
+    messages: list[list[discord.Embed]]
+    file: tuple[str, bytes] | None = None
+
+
 def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
-    """The full paper: abstract (LaTeX converted) split across embeds within 4096/6000, plus metadata."""
+    """The first message of :func:`paper_reply` (the metadata and the start of the abstract)."""
+    return paper_reply(paper, saved=saved).messages[0]
+
+
+def paper_reply(paper: Paper, *, saved: bool = False) -> PaperReply:
+    """The full paper, the whole abstract however long: metadata and abstract (LaTeX converted) in
+    embeds of at most :data:`PAPER_PART_CHARS`, two a message; over :data:`PAPER_MESSAGES_MAX`
+    messages, the first part and the whole abstract attached as a Markdown file. The footer says
+    which (and marks a derived title)."""
     meta = discord.Embed(title=paper_title(paper), url=paper.url or None, colour=BRAND)
     meta.add_field(name="Authors", value=all_authors(paper), inline=False)
     meta.add_field(name="Area", value=paper.area or EMPTY, inline=True)
     meta.add_field(name="ID", value=render.code(paper.id), inline=True)
     if paper.url:
         meta.add_field(name="Link", value=truncate(paper.url, FIELD_VALUE_LIMIT), inline=True)
-    if saved:
-        meta.set_footer(text="★ in your saved papers")
-    # The metadata goes first and the abstract takes the rest of the 6000-character budget.
-    budget = EMBED_TOTAL - len(meta) - 50
-    chunks = render.pages(paper.abstract, DESCRIPTION_LIMIT, limit=max(200, budget))
-    chunks = [chunk for chunk in chunks if chunk] or [EMPTY]
-    meta.description = chunks[0]
-    embeds = [meta] + [discord.Embed(description=chunk, colour=BRAND) for chunk in chunks[1:]]
-    return fit_embeds(embeds)
+    parts = [part for part in render.pages(paper.abstract, PAPER_PART_CHARS) if part] or [EMPTY]
+    # the first message: the metadata and one part; then two parts a message
+    groups = [parts[:1]] + [parts[k : k + 2] for k in range(1, len(parts), 2)]
+    file = None
+    if len(groups) > PAPER_MESSAGES_MAX:
+        name = f"abstract-{_file_slug(paper.id)}.md"
+        file = (name, _abstract_file(paper).encode("utf-8"))
+        more = f"the abstract is {len(paper.abstract):,} characters: all of it is in {name}, attached"
+        groups = groups[:1]
+    elif len(groups) > 1:
+        more = f"the abstract goes on in the next {plural(len(groups) - 1, 'message')}"
+    else:
+        more = ""
+    footer = _footer(paper, saved, *([more] if more else []))
+    if footer:
+        meta.set_footer(text=footer)
+    meta.description = groups[0][0]
+    messages = [fit_embeds([meta])]
+    for n, group in enumerate(groups[1:], 2):
+        embeds = [discord.Embed(description=part, colour=BRAND) for part in group]
+        embeds[-1].set_footer(text=f"{paper.id} · abstract, part {n} of {len(groups)}")
+        messages.append(fit_embeds(embeds))
+    return PaperReply(messages, file)
+
+
+def _file_slug(paper_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in paper_id)[:60] or "paper"
+
+
+def _abstract_file(paper: Paper) -> str:
+    """The whole paper as a Markdown file (its title marked when derived)."""
+    title = f"{paper.title} (title derived from the abstract)" if paper.title_derived else paper.title
+    lines = [f"# {title}", "", ", ".join(paper.authors) + (" et al." if paper.et_al else ""), ""]
+    if paper.area:
+        lines += [paper.area, ""]
+    lines += [f"paperbot id: {paper.id}" + (f" · {paper.url}" if paper.url else ""), "", paper.abstract, ""]
+    return "\n".join(lines)
 
 
 #: What an answer embed's author line says before the conversation's first question (a follow-up's answer).

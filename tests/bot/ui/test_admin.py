@@ -115,3 +115,28 @@ def test_reindex_pages_keep_every_line_whole_within_discords_limits():
     fields = {f.name for f in pages[0].fields}
     assert {"Skipped blocks: 300", "Papers loaded with a note: 1", "Files rejected: 1"} <= fields
     assert "Saved papers" in fields
+
+
+def test_reindex_embed_says_how_the_counts_add_up():
+    """5 blocks and a rejected file: 2 papers (one repaired), 1 duplicate, 2 skipped."""
+    report = IngestReport(
+        files=("a.txt", "b.jsonl", "c.txt"),
+        papers=2,
+        blocks=5,
+        duplicates=1,
+        duplicate_details=("a.txt:9: duplicate of abc (loaded from a.txt:3)",),
+        skipped=(
+            SkippedBlock("a.txt", 12, "block: one line"),
+            SkippedBlock("b.jsonl", 1, "url: dropped 'x': not an http(s) link"),
+            SkippedBlock("b.jsonl", 2, "record: x"),
+            SkippedBlock("c.txt", 1, "file: not text (40 % control characters)"),
+        ),
+    )
+    embed = reindex_embed(outcome(report))
+    fields = {f.name: f.value for f in embed.fields}
+    assert fields["Papers"].endswith(
+        "5 blocks read from 2 files: 2 papers loaded (1 with a note), 1 duplicate, 2 skipped; 1 file rejected"
+    )
+    assert "c.txt: not text" in fields["Files rejected: 1"]
+    assert "b.jsonl:1: url: dropped" in fields["Papers loaded with a note: 1"]
+    assert fields["Skipped blocks: 2"].count("•") == 2
