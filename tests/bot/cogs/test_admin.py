@@ -305,6 +305,7 @@ async def test_reindex_lists_skipped_blocks_and_duplicates(harness, monkeypatch)
     assert fields["Duplicates dropped: 3"].count("same as") == 3
 
 
+@pytest.mark.product_intervals
 async def test_reindex_progress_edits_are_throttled(harness, monkeypatch):
     h = harness
     real_open_index = engine_module.open_index
