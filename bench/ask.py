@@ -51,10 +51,11 @@ if str(ROOT) not in sys.path:
 from retrieval.answer import answer, paper_sentences, rank_papers  # noqa: E402
 from retrieval.corpus import load_corpus  # noqa: E402
 from retrieval.index import BM25Params, Index, build_index  # noqa: E402
+from retrieval.markup import strip_markup  # noqa: E402
 from retrieval.models import Paper  # noqa: E402
 from retrieval.query import plain_query  # noqa: E402
 from retrieval.search import rank  # noqa: E402
-from retrieval.text import split_sentences, strip_markup  # noqa: E402
+from retrieval.sentences import split_sentences  # noqa: E402
 from retrieval.tokenize import tokenize  # noqa: E402
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "iclr2024"

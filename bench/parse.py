@@ -3,7 +3,7 @@
 The ICLR 2024 corpus (``../shared/corpora/iclr2024/abstracts.txt``, 1,996 title-less papers)
 repeated ``--copies`` times is written to a file and read as an index build reads each file
 (``retrieval.build.process_file``: fields by position, catalogue part, tokens), while every call
-of ``retrieval.text.derive_title`` is counted. Printed, per paper, best of three:
+of ``retrieval.titles.derive_title`` is counted. Printed, per paper, best of three:
 
 * ``parse``: the parser alone (``retrieval.corpus._parse_text``);
 * ``build's work``: everything the build does with a file, and the titles it derived in it (the
@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 
 import retrieval.corpus
-import retrieval.text
+import retrieval.titles
 from retrieval.build import ChunkTokenizer, process_file
 from retrieval.corpus import HEADER, _parse_text
-from retrieval.text import derive_title
+from retrieval.titles import derive_title
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "iclr2024" / "abstracts.txt"
 
@@ -55,7 +55,7 @@ def main() -> None:
     n = len(records)
     abstracts = [r.abstract for r in records[: len(records) // args.copies]]
     calls = 0
-    real = retrieval.text.derive_title
+    real = retrieval.titles.derive_title
 
     def counted(abstract: str) -> str:
         nonlocal calls
@@ -67,11 +67,11 @@ def main() -> None:
         path = Path(folder) / "corpus.txt"
         path.write_text(text, encoding="utf-8")
         # every name it is reached by (the corpus module imported it)
-        retrieval.text.derive_title = retrieval.corpus.derive_title = counted
+        retrieval.titles.derive_title = retrieval.corpus.derive_title = counted
         try:
             build = best_of(3, lambda: process_file(path, "bench", (HEADER,), tokenizer=tokenizer)) / n * 1e6
         finally:
-            retrieval.text.derive_title = retrieval.corpus.derive_title = real
+            retrieval.titles.derive_title = retrieval.corpus.derive_title = real
     parse = best_of(3, lambda: _parse_text(text, "bench")) / n * 1e6
     titles = best_of(3, lambda: [derive_title(a) for a in abstracts]) / len(abstracts) * 1e6
     split = best_of(3, lambda: [a.split() for a in abstracts]) / len(abstracts) * 1e6

@@ -6,7 +6,7 @@ against a ceiling rather than against hope. Every title below keeps the name tod
 (``SAEBench: ...``, the part before ``": "`` when the abstract holds it), and is scored exactly as
 ``bench/titles.py`` scores (:func:`titles.jaccard`: index tokens, stemmed, stopwords out). Printed:
 
-* **today**: the titles ``retrieval.text.derive_title`` gives.
+* **today**: the titles ``retrieval.titles.derive_title`` gives.
 * **best phrase (oracle)**: for each paper, the best title of the form ``Name: phrase``, where the
   phrase is any run of 1 to 10 words of one clause of the abstract (between punctuation), starting
   and ending on a content word, chosen *knowing the real title*. What a perfect chooser among the
@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from titles import DEFAULT_DATA, TARGETS, jaccard, load  # noqa: E402
 
 from retrieval.keyphrase import _BREAK, _GENERIC  # noqa: E402
-from retrieval.text import derive_title  # noqa: E402
+from retrieval.titles import derive_title  # noqa: E402
 from retrieval.tokenize import tokenize  # noqa: E402
 
 _WORD = re.compile(r"[A-Za-z0-9$\\][\w\-'$\\{}^]*|[.;:!?(),\[\]]")

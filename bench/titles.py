@@ -1,7 +1,7 @@
 """Derived titles measured against real ones: the ICLR 2024 papers with an abstract.
 
 For every paper of ``../shared/corpora/iclr2024/papers.jsonl`` with a non-empty abstract, derive a
-title from the abstract alone (``retrieval.text.derive_title``, what a title-less corpus shows) and
+title from the abstract alone (``retrieval.titles.derive_title``, what a title-less corpus shows) and
 compare it with the paper's real title. Printed:
 
 * **Name share**: of the papers whose real title starts with ``Name:`` (``SAEBench: A Comprehensive
@@ -37,7 +37,8 @@ import statistics
 import time
 from pathlib import Path
 
-from retrieval.text import ELLIPSIS, derive_title, strip_markup, title_rules_version
+from retrieval.markup import ELLIPSIS, strip_markup
+from retrieval.titles import derive_title, title_rules_version
 from retrieval.tokenize import tokenize
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "iclr2024"

@@ -42,7 +42,7 @@ from bot.store import (
     normalize_list_name,
 )
 from bot.store.records import clean_text
-from retrieval.text import plural
+from retrieval.english import plural
 
 log = logging.getLogger(__name__)
 

@@ -39,9 +39,10 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from retrieval.markup import strip_markup
 from retrieval.models import Answer, AnswerSentence, Paper
 from retrieval.query import plain_query
-from retrieval.text import split_sentences, strip_markup
+from retrieval.sentences import split_sentences
 from retrieval.tokenize import STOPWORDS, tokenize
 
 

@@ -368,7 +368,7 @@ class PaperTable(Sequence[Paper]):
     Indexing, slicing and iteration work as on a tuple (``table[3]``, ``table[:5]``, ``for p in
     table``); ``table.id(i)`` and ``table.title(i)`` read one field without making the paper. A
     title the source did not give is derived from the abstract the first time it is asked for
-    (:func:`retrieval.text.derive_title`, ~0.1 ms) and kept (at most :data:`DERIVED_TITLES_KEPT`).
+    (:func:`retrieval.titles.derive_title`, ~0.1 ms) and kept (at most :data:`DERIVED_TITLES_KEPT`).
     """
 
     def __init__(self, text: Buffer, offsets: np.ndarray, ids: Buffer, id_offsets: np.ndarray,
@@ -503,7 +503,7 @@ class PaperTable(Sequence[Paper]):
                 return found.title(i)
         known = self._derived.get(i)
         if known is None:
-            from retrieval.text import derive_title
+            from retrieval.titles import derive_title
 
             known = derive_title(self._field(i, 2) if abstract is None else abstract)
             if len(self._derived) >= DERIVED_TITLES_KEPT:

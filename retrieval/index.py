@@ -245,10 +245,10 @@ class Index:
     def title_identity(self) -> dict[str, object]:
         """What a title file of this index names (:mod:`retrieval.titlefile`): this build, and the
         title rules its titles were derived by."""
-        import retrieval.text
+        import retrieval.titles
 
         return {"fingerprint": self.fingerprint, "built_at": self.built_at, "papers": len(self.papers),
-                "rules": retrieval.text.TITLE_RULES_VERSION}  # fmt: skip
+                "rules": retrieval.titles.TITLE_RULES_VERSION}  # fmt: skip
 
     # -- container protocol --------------------------------------------------------------------
 
@@ -654,11 +654,6 @@ class _Spilled:
 
     def read(self) -> np.ndarray:
         return np.frombuffer(b"".join(self.blocks()), dtype=np.uint8)
-
-
-def _save(index: Index, path: Path, meta: dict[str, Any]) -> None:
-    """Write an index's cache file (see :func:`_save_arrays`)."""
-    _save_arrays(index.arrays(), index.terms, path, meta)
 
 
 class _Size:

@@ -9,7 +9,7 @@ look like: an acronym in parentheses, a hyphen, capitals, initials that spell th
 second one of two words or more by the preposition the text puts before it ("... for ...", "... via
 ..."; a word alone is not joined: "Representation space of learning" reads as nonsense).
 
-Contract (``retrieval.text._t_description`` calls it when the rules' phrase misses the topic, see
+Contract (``retrieval.titles._t_description`` calls it when the rules' phrase misses the topic, see
 :func:`names_the_topic`; an acronym's long form is always kept)::
 
     describe(head: str, name: str | None = None) -> str
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: Changes whenever :func:`describe` or :func:`names_the_topic` can answer differently: it is part of
-#: ``retrieval.text.TITLE_RULES_VERSION``, which bench/titles.py prints with its figures.
+#: ``retrieval.titles.TITLE_RULES_VERSION``, which bench/titles.py prints with its figures.
 KEYPHRASE_VERSION = "keyphrase-2026.15"
 
 #: The longest description returned (real titles have 8 to 12 words; the name takes some of them).
@@ -562,7 +562,7 @@ def names_the_topic(phrase: str, head: str, times: int = _TOPIC_TIMES) -> bool:
     for word in phrase.lower().split():
         word = word.strip(_PUNCT)
         if len(word) > 3 and word not in _BREAK and word not in _GENERIC:
-            # (retrieval.text.stem_count's count, inline: this module imports nothing of retrieval's,
+            # (retrieval.titles.stem_count's count, inline: this module imports nothing of retrieval's,
             # so that text's lazy look-up of it never meets a half-imported module)
             stem = word[:-1] if word[-1] == "s" else word
             if lower.count(stem[: max(4, len(stem) - 2)]) >= times:

@@ -18,10 +18,11 @@ import numpy.typing as npt
 
 from retrieval.catalogue import Catalogue
 from retrieval.errors import UnknownPaperError
+from retrieval.markup import strip_markup
 from retrieval.models import Hit, Paper, SearchResults, Snippet
 from retrieval.postings import Postings
 from retrieval.query import ParsedQuery, QueryWord, parse_query
-from retrieval.text import split_sentences, strip_markup
+from retrieval.sentences import split_sentences
 from retrieval.tokenize import (
     _ASCII_WORD_RE,
     analyze_word,
@@ -253,7 +254,7 @@ _SENTENCE_CACHE_MAX = 512
 def _sentence_spans(paper: Paper) -> tuple[str, list[tuple[int, int]]]:
     """The paper's display abstract as plain text and the (start, end) span of each sentence.
 
-    strip_markup is latex_to_display without its markdown (LaTeX already turned into Unicode): the
+    strip_markup gives the text without its emphasis (LaTeX already turned into Unicode): the
     renderer adds its own **bold** and escapes the rest, so nothing can unbalance it. Memoised
     per abstract text (a bounded dict) because paging re-renders the same hits.
     """

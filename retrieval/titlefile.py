@@ -17,7 +17,7 @@ uint64), the header (JSON), then from the next 64-byte boundary four arrays:
   source's own titles only).
 
 The header names the index the titles belong to (its fingerprint, build time and number of papers)
-and the title rules' version (:func:`retrieval.text.title_rules_version`): a file of another build,
+and the title rules' version (:func:`retrieval.titles.title_rules_version`): a file of another build,
 of other rules, a truncated or a damaged one is ignored (and written again). It is written to a temp
 file (``<cache>.<pid>.titles.tmp``, swept like the cache's own) and renamed into place.
 """
@@ -186,7 +186,7 @@ class TitleWatch:
 
 def derive_all(index: Index, progress: Callable[[int, int], None] | None = None) -> list[str]:
     """Every paper's derived title, in corpus order ("" for a paper whose source gave its title)."""
-    from retrieval.text import derive_title
+    from retrieval.titles import derive_title
 
     papers = index.papers
     n = len(papers)

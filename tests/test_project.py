@@ -36,7 +36,7 @@ def test_retrieval_is_pure(path: Path) -> None:
 
 def test_retrieval_imports_without_discord() -> None:
     code = (
-        "import sys, retrieval.index, retrieval.corpus, retrieval.text, retrieval.tokenize\n"
+        "import sys, retrieval.index, retrieval.corpus, retrieval.titles, retrieval.tokenize\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in {'discord', 'aiosqlite', 'bot'}]\n"
         "assert not bad, bad\n"
     )

@@ -21,8 +21,8 @@ import discord
 from bot.errors import ReindexFailed, ReindexInProgress
 from bot.render import truncate
 from bot.services.base import Context
+from retrieval.english import plural
 from retrieval.models import IngestReport
-from retrieval.text import plural
 
 #: How many papers of each list in a reindex report are named by title (the rest by id).
 TITLES_SHOWN = 3
@@ -168,7 +168,7 @@ class AdminService:
         return Stats(
             papers=len(engine),
             areas=len(engine.areas),
-            files=len(report.files),
+            files=len(report.files_read),
             corpus_path=str(engine.corpus_path),
             from_cache=report.from_cache,
             build_seconds=report.build_seconds,

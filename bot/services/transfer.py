@@ -14,7 +14,7 @@ from bot.render import truncate
 from bot.services.base import Context, Notice
 from bot.services.library import HOW_TO_SAVE, list_label
 from bot.store import ImportFormatError, list_key
-from retrieval.text import plural
+from retrieval.english import plural
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench._synth import Generator
-from retrieval import text
+from retrieval import titles as text
 from retrieval.corpus import load_corpus
 from retrieval.index import BM25Params, Index, build_index, paper_tokens
 from retrieval.models import Paper

@@ -8,8 +8,8 @@ import pytest
 
 from retrieval.answer import DEFAULT_SENTENCES, question_kind, rank_papers, sentence_roles
 from retrieval.errors import EmptyQueryError
+from retrieval.markup import strip_markup
 from retrieval.models import Paper
-from retrieval.text import strip_markup
 
 
 def test_answer_leads_with_the_best_sentence_then_at_most_two_that_support_it(seed_index):

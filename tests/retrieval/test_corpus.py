@@ -25,7 +25,7 @@ from retrieval.corpus import (
     short_ids,
 )
 from retrieval.errors import CorpusError
-from retrieval.text import derive_title
+from retrieval.titles import derive_title
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED_DIR = ROOT / "data" / "corpus"

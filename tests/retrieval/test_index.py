@@ -248,7 +248,7 @@ def test_params_and_tokenizer_version_key_the_cache(corpus_copy, caplog, monkeyp
 
 def test_the_parser_version_keys_the_cache_not_its_source_nor_the_title_rules(corpus_copy, monkeypatch):
     import retrieval.corpus
-    import retrieval.text
+    import retrieval.titles
 
     open_index(corpus_copy)
     # Reading the sources would make any edit (a comment) rebuild every cache: the key must not.
@@ -261,8 +261,8 @@ def test_the_parser_version_keys_the_cache_not_its_source_nor_the_title_rules(co
     monkeypatch.setattr(Path, "read_bytes", no_source_reads)
     assert open_index(corpus_copy)[1].from_cache
     # A cache holds no derived title: new title rules rebuild nothing, and the papers show theirs.
-    monkeypatch.setattr(retrieval.text, "TITLE_RULES_VERSION", "titles-test-changed")
-    monkeypatch.setattr(retrieval.text, "derive_title", lambda abstract: "New rules: " + abstract[:20])
+    monkeypatch.setattr(retrieval.titles, "TITLE_RULES_VERSION", "titles-test-changed")
+    monkeypatch.setattr(retrieval.titles, "derive_title", lambda abstract: "New rules: " + abstract[:20])
     again, report = open_index(corpus_copy)
     assert report.from_cache
     assert again.papers[0].title == "New rules: " + again.papers[0].abstract[:20]

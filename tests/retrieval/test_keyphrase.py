@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from retrieval import keyphrase
 from retrieval.corpus import load_corpus
 from retrieval.keyphrase import MAX_WORDS, describe, names_the_topic
-from retrieval.text import derive_title
+from retrieval.titles import derive_title
 from retrieval.tokenize import tokenize
 from tests.retrieval.fixtures import pasted_corpus
 
@@ -333,7 +333,7 @@ def test_a_term_with_its_appositive_leads_the_title_when_no_name_was_found():
 
 
 def test_a_name_of_several_words_is_taken_out_of_its_key_phrase():
-    from retrieval.text import _t_without_name
+    from retrieval.titles import _t_without_name
 
     name = "Linear Log-Normal Attention"
     assert _t_without_name("Linear Log-Normal Attention of transformer models", name) == "transformer models"

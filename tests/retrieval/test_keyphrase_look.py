@@ -1,5 +1,5 @@
 """The C look of a title candidate (retrieval/_keyphrase.c ``look``, what the title chooser reads:
-retrieval.text._t_look) gives exactly the Python definition's numbers (text._t_py_look) on every
+retrieval.titles._t_look) gives exactly the Python definition's numbers (text._t_py_look) on every
 ASCII text, and declines (None) any other, which the Python path then answers.
 
 Without the compiled pass these tests skip; under CI=true they fail (CI must test what users run)."""
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval import text
+from retrieval import titles as text
 from retrieval.corpus import load_corpus
 from tests.retrieval.fixtures import pasted_corpus
 from tests.support.compiled import require_compiled

@@ -1,4 +1,4 @@
-"""Derived titles from both the key phrase and the rules' phrase (retrieval.text's chooser block):
+"""Derived titles from both the key phrase and the rules' phrase (retrieval.titles' chooser block):
 a title with no name is the key phrase and the core of the rules' phrase (_t_key_and_rule,
 _t_rule_core), a term the rules' phrase opens with leads the key phrase (_t_term_and_key), and the
 chooser (_t_rules_win, _t_choice, _t_look) takes the rules' phrase or the key phrase's title by what
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval import text
-from retrieval.text import TITLE_LIMIT, derive_title
+from retrieval import titles as text
+from retrieval.titles import TITLE_LIMIT, derive_title
 from tests.retrieval.conftest import SAEBENCH
 
 _NO_NAME = (

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from retrieval.errors import EmptyQueryError, UnknownPaperError
+from retrieval.markup import strip_markup
 from retrieval.models import Paper
 from retrieval.search import SNIPPET_LIMIT, snippet_spans
-from retrieval.text import split_sentences, strip_markup
+from retrieval.sentences import split_sentences
 from retrieval.tokenize import phrase_tokens, tokenize
 
 

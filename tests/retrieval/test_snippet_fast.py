@@ -8,10 +8,11 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from retrieval.markup import strip_markup
 from retrieval.models import Paper, Snippet
 from retrieval.query import parse_query
 from retrieval.search import SNIPPET_LIMIT, _found, _idf, _sentence_spans, snippet_spans, stem_cores
-from retrieval.text import split_sentences, strip_markup
+from retrieval.sentences import split_sentences
 from retrieval.tokenize import match_spans, tokenize
 
 # Words whose stems are not plain openings of the word (Snowball's exceptions, apostrophes kept in

@@ -1,5 +1,5 @@
 """Derived titles pair their parentheses and brackets: a phrase cut from the text may close one it
-never opened or open one it never closes (retrieval.text._t_brackets, the last step of derive_title)."""
+never opened or open one it never closes (retrieval.titles._t_brackets, the last step of derive_title)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval import text
+from retrieval import titles as text
 from retrieval.corpus import load_corpus
-from retrieval.text import ELLIPSIS, derive_title
+from retrieval.markup import ELLIPSIS
+from retrieval.titles import derive_title
 from tests.retrieval.test_titles_fast import rule_texts
 from tests.support.corpora import ICLR, ROOT, iclr_abstracts
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-import retrieval.text
 import retrieval.titlefile as titlefile
+import retrieval.titles
 import retrieval.titlewriter as titlewriter
 from retrieval.corpus import load_corpus
 from retrieval.index import open_index, sweep_leftovers
-from retrieval.text import derive_title
 from retrieval.titlefile import TitleFile, title_file_path, wait_for_writers, write_title_file
+from retrieval.titles import derive_title
 from tests.support.corpora import ROOT
 
 BUNDLED = ROOT / "data" / "corpus"
@@ -46,7 +46,7 @@ def test_the_file_holds_every_derived_title_and_autocomplete_scans_it(corpus, tm
     path = title_file_path(Path(report.extra["cache"]))
     assert path.exists() and built.papers.title_file() is not None
     want = expected_titles(corpus)
-    monkeypatch.setattr(retrieval.text, "derive_title", no_titles)  # read from the file, not derived
+    monkeypatch.setattr(retrieval.titles, "derive_title", no_titles)  # read from the file, not derived
     index, again = open_index(corpus, cache_dir=cache)
     assert again.from_cache and index.papers.title_file() is not None
     shown = [index.papers.title(i) for i in range(len(index))]
@@ -109,8 +109,8 @@ def test_a_bad_title_file_is_ignored_and_written_again(corpus, tmp_path, tamper)
 def test_a_title_file_of_other_title_rules_is_written_again(corpus, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     open_index(corpus, cache_dir=cache)
-    monkeypatch.setattr(retrieval.text, "TITLE_RULES_VERSION", "titles-test-changed")
-    monkeypatch.setattr(retrieval.text, "derive_title", lambda abstract: "New: " + abstract[:10])
+    monkeypatch.setattr(retrieval.titles, "TITLE_RULES_VERSION", "titles-test-changed")
+    monkeypatch.setattr(retrieval.titles, "derive_title", lambda abstract: "New: " + abstract[:10])
     index, report = open_index(corpus, cache_dir=cache)
     assert report.from_cache  # the index itself is not rebuilt
     assert index.papers.title_file() is not None
@@ -153,7 +153,7 @@ def test_a_big_corpus_has_its_file_written_in_the_background_and_picked_up(corpu
         time.sleep(0.1)
     assert index.papers.title_file() is not None  # the open index found the file once written
     index.papers._derived.clear()
-    monkeypatch.setattr(retrieval.text, "derive_title", no_titles)
+    monkeypatch.setattr(retrieval.titles, "derive_title", no_titles)
     assert [p.title for p in index.papers] == [want[index.papers.id(i)] for i in range(len(index))]
     assert not list(path.parent.glob("*.tmp"))
 

@@ -13,9 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval import text
+from retrieval import titles as text
 from retrieval.corpus import load_corpus
-from retrieval.text import ELLIPSIS, TITLE_LIMIT, TITLE_RULES_VERSION, derive_title, strip_markup
+from retrieval.markup import ELLIPSIS, strip_markup
+from retrieval.titles import TITLE_LIMIT, TITLE_RULES_VERSION, derive_title
 from retrieval.tokenize import tokenize
 from tests.retrieval.conftest import SAEBENCH
 from tests.retrieval.fixtures import pasted_corpus

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval import text
+from retrieval import titles as text
 from tests.support.compiled import require_compiled
 from tests.support.corpora import ICLR, bundled_and_pasted_abstracts, iclr_abstracts
 

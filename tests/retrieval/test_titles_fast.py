@@ -18,7 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval import keyphrase, text
+from retrieval import keyphrase
+from retrieval import titles as text
 from tests.support.compiled import require_compiled
 from tests.support.corpora import ICLR, bundled_and_pasted_abstracts, iclr_abstracts
 

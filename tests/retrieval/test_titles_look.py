@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval import text
+from retrieval import titles as text
 from retrieval.corpus import load_corpus
 from tests.retrieval.fixtures import pasted_corpus
 from tests.support.compiled import require_compiled

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 import retrieval.corpus
-import retrieval.text
 import retrieval.titlefile
+import retrieval.titles
 from retrieval.corpus import load_corpus
 from retrieval.index import COMPLETE_DERIVE_MAX, build_index, open_index, paper_tokens
-from retrieval.text import derive_title
 from retrieval.titlefile import title_file_path
+from retrieval.titles import derive_title
 from retrieval.tokenize import analyze_document
 from tests.support.corpora import ICLR, ROOT
 
@@ -35,7 +35,7 @@ def test_an_index_build_derives_no_title_and_a_shown_paper_has_its_own(tmp_path,
     titled = {"id": "t1", "title": "A Title of Its Own", "authors": ["A. B"], "abstract": "Words here."}
     (corpus / "b.jsonl").write_text(json.dumps(titled) + "\n", encoding="utf-8")
     # every name derive_title is reached by
-    monkeypatch.setattr(retrieval.text, "derive_title", no_titles)
+    monkeypatch.setattr(retrieval.titles, "derive_title", no_titles)
     monkeypatch.setattr(retrieval.corpus, "derive_title", no_titles)
     # the title file is written after the build (in the background for a big corpus): asked for here
     writers = []
@@ -117,7 +117,7 @@ def test_autocomplete_finds_derived_titles_as_a_scan_of_every_title_would(seed_i
         assert seed_index.complete_ids(typed, 25) == expected_completions(seed_index, typed, 25), typed
 
 
-@pytest.mark.skipif(not ICLR.exists(), reason="the ICLR 2024 corpus is not here")
+@pytest.mark.skipif(not ICLR.exists(), reason=f"no {ICLR}")
 def test_autocomplete_over_iclr_matches_a_scan_of_every_title():
     """1,996 derived titles: the candidates the index gives hold every paper a scan of all titles
     finds (when fewer than COMPLETE_DERIVE_MAX titles need deriving to fill the answer)."""
@@ -139,14 +139,14 @@ def test_autocomplete_over_iclr_matches_a_scan_of_every_title():
 
 def test_a_title_is_derived_once_per_paper(seed_papers, monkeypatch):
     calls = []
-    real = retrieval.text.derive_title
+    real = retrieval.titles.derive_title
 
     def counting(abstract: str) -> str:
         calls.append(abstract)
         return real(abstract)
 
     table = build_index(seed_papers, use_rank_bm25=False).papers
-    monkeypatch.setattr(retrieval.text, "derive_title", counting)
+    monkeypatch.setattr(retrieval.titles, "derive_title", counting)
     first = [table[i].title for i in range(len(table))]
     again = [table.title(i) for i in range(len(table))] + [p.title for p in table]
     assert again == first + first and len(calls) == sum(p.title_derived for p in table)
@@ -163,7 +163,7 @@ import sys, threading
 sys.setswitchinterval(1e-6)
 from tests.support.corpora import bundled_and_pasted_abstracts
 abstracts = bundled_and_pasted_abstracts()
-from retrieval.text import derive_title
+from retrieval.titles import derive_title
 out = {}
 def run(k):
     out[k] = [derive_title(a) for a in abstracts[k::3] + abstracts]
