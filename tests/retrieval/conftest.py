@@ -1,5 +1,9 @@
 """Shared fixtures of the retrieval tests: the bundled corpus and its index, and a 5,000-abstract
-synthetic corpus (bench._synth) for the rank-bm25 equivalence tests."""
+synthetic corpus (bench._synth) for the rank-bm25 equivalence tests.
+
+Session-scoped fixtures are built once per test process (once per xdist worker) and shared: treat what
+they return as read-only (a test that must change one builds its own, or undoes it with monkeypatch).
+Reuse them rather than tokenizing, indexing or fitting rank-bm25 on the synthetic corpus again."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ import pytest
 from bench._synth import Generator
 from retrieval import titles as text
 from retrieval.corpus import load_corpus
-from retrieval.index import BM25Params, Index, build_index
+from retrieval.index import BM25Params, Index, build_index, paper_tokens
 from retrieval.models import Paper
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +42,32 @@ def synth_generator() -> Generator:
 @pytest.fixture(scope="session")
 def synth_papers(synth_generator) -> tuple[Paper, ...]:
     return tuple(synth_generator.papers())
+
+
+@pytest.fixture(scope="session")
+def synth_index(synth_papers) -> Index:
+    """The synthetic corpus indexed with the default parameters."""
+    return build_index(synth_papers, BM25Params())
+
+
+@pytest.fixture(scope="session")
+def synth_tokens(synth_papers) -> tuple[list[str], ...]:
+    """Each synthetic paper's tokens as rank-bm25 is given them (``paper_tokens``)."""
+    return tuple(paper_tokens(p) for p in synth_papers)
+
+
+@pytest.fixture(scope="session")
+def synth_rank_bm25(synth_tokens):
+    """``synth_rank_bm25(params)``: rank-bm25's model of the whole synthetic corpus for ``params``,
+    fitted once per variant (the reference the equivalence tests compare against)."""
+    models = {}
+
+    def model(params: BM25Params):
+        if params.key() not in models:
+            models[params.key()] = params.rank_bm25_model(list(synth_tokens))
+        return models[params.key()]
+
+    return model
 
 
 @pytest.fixture()

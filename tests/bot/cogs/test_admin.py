@@ -360,6 +360,7 @@ async def test_reindex_report_names_files_in_the_corpus_and_keeps_reasons_whole(
         assert all(len(f["value"]) <= 1024 for f in page.get("fields", []))
 
 
+@pytest.mark.product_intervals
 async def test_reindex_progress_edits_are_throttled(harness, monkeypatch):
     h = harness
     real_open_index = engine_module.open_index
