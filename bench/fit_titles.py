@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 from collections import Counter
@@ -33,16 +34,32 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from title_ceiling import fit_logistic  # noqa: E402
 from titles import DEFAULT_DATA, jaccard, load, shown, title_name  # noqa: E402
 
 from retrieval import titles  # noqa: E402
 from retrieval.tokenize import tokenize  # noqa: E402
 
 _PRIOR = 5.0  # pseudo-abstracts at the base rate behind each word's rate
+_BREAK_DF = 25  # a word said in this many even abstracts and in none of their titles breaks a phrase
 _MIN_DF = 3  # words and names said in fewer even abstracts are not kept
 _L2 = 1e-3
 _WRONG = 0.25  # a wrong name costs a quarter of what a right one gains (it adds a word, it hides none)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 30) -> np.ndarray:
+    """Weights (bias first) of an L2-regularised logistic regression, by Newton's method."""
+    x1 = np.hstack([np.ones((len(x), 1)), x])
+    w = np.zeros(x1.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(x1 @ w)))
+        gradient = x1.T @ (p - y) + l2 * len(x) * w
+        hessian = (x1 * (p * (1 - p))[:, None]).T @ x1 + l2 * len(x) * np.eye(len(w))
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w
+
 
 
 def fit(names: tuple[str, ...], rows: list[list[float]], y: list[float]) -> dict[str, float]:
@@ -50,6 +67,18 @@ def fit(names: tuple[str, ...], rows: list[list[float]], y: list[float]) -> dict
     x = np.array(rows, dtype=float)
     w = fit_logistic(x, np.array(y), l2=_L2, steps=50)
     return {"bias": round(float(w[0]), 4)} | {f: round(float(v), 4) for f, v in zip(names, w[1:], strict=True)}
+
+
+def phrase_breaks(even: list[tuple[str, str]], readings: list[titles.Reading]) -> list[str]:
+    """Words no phrase holds: said in _BREAK_DF or more even abstracts and in none of their real
+    titles ("show", "outperforms", "additionally")."""
+    said: Counter[str] = Counter()
+    titled: Counter[str] = Counter()
+    for (real, _), r in zip(even, readings, strict=True):
+        words = set(r.low)
+        said.update(words)
+        titled.update(words & set(re.findall(r"[^\s,;:!?()\[\]{}\"“”]+", real.lower())))
+    return sorted(w for w, n in said.items() if n >= _BREAK_DF and not titled[w] and tokenize(w))
 
 
 def right(c: titles.Candidate, real: str | None) -> bool:
@@ -117,6 +146,8 @@ def main() -> None:
         for k, n in sorted(said.items()) if n >= _MIN_DF
     }
     model["common_names"] = {t: n for t, n in sorted(named.items()) if n >= _MIN_DF}
+    model["breaks"] = phrase_breaks(even, readings)
+    titles.use_model(model)
 
     # the name model, each abstract's own use left out of the common names
     name_rows, name_y, groups = [], [], []

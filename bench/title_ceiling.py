@@ -43,7 +43,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from titles import DEFAULT_DATA, TARGETS, jaccard, load  # noqa: E402
 
-from retrieval.keyphrase import _BREAK, _GENERIC  # noqa: E402
+from fit_titles import fit_logistic  # noqa: E402
+
+from retrieval import titles as derived  # noqa: E402
 from retrieval.titles import derive_title  # noqa: E402
 from retrieval.tokenize import tokenize  # noqa: E402
 
@@ -55,9 +57,10 @@ _STATEMENT_VERB = re.compile(
 _STATEMENT_SUBJECT = frozenset("we paper work study also then here".split())
 _STATEMENT_WORDS = 15  # words after "we propose" that are the statement's
 _MAX_PHRASE = 10
+BREAKS = derived._model()["_breaks"]  # words no title phrase holds (bench/fit_titles.py learns them)
 FEATURES = (
     "log count", "first at", "first 12 words", "first sentence", "capitalised", "hyphenated",
-    "statement", "acronym", "generic", "log length", "break word", "idf", "idf x log count", "df <= 2",
+    "statement", "acronym", "log length", "idf", "idf x log count", "df <= 2",
 )
 
 
@@ -137,8 +140,7 @@ class Abstract:
             keys.append(k)
             rows.append((
                 math.log(s["count"]), s["first"] / n, s["first"] < 12, s["first_sentence"], s["capital"],
-                s["hyphen"], s["statement"], s["acronym"], k in _GENERIC, math.log(len(k)), k in _BREAK,
-                idf, idf * math.log(s["count"]), df[k] <= 2,
+                s["hyphen"], s["statement"], s["acronym"], math.log(len(k)), idf, idf * math.log(s["count"]), df[k] <= 2,
             ))
         return keys, np.array(rows, dtype=float).reshape(-1, len(FEATURES))
 
@@ -150,7 +152,7 @@ class Abstract:
         best = 0.0
         for clause in self.clauses:
             for a, i in enumerate(clause):
-                if not tokens_of(self.words[i]) or self.words[i].lower() in _BREAK:
+                if not tokens_of(self.words[i]) or self.words[i].lower() in BREAKS:
                     continue
                 have = set(self.name_tokens)
                 for j in clause[a : a + _MAX_PHRASE]:
@@ -159,21 +161,6 @@ class Abstract:
                         continue  # a phrase ends on a content word
                     best = max(best, len(have & real_tokens) / len(have | real_tokens))
         return best
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 30) -> np.ndarray:
-    """Weights (bias first) of an L2-regularised logistic regression, by Newton's method."""
-    x1 = np.hstack([np.ones((len(x), 1)), x])
-    w = np.zeros(x1.shape[1])
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(x1 @ w)))
-        gradient = x1.T @ (p - y) + l2 * len(x) * w
-        hessian = (x1 * (p * (1 - p))[:, None]).T @ x1 + l2 * len(x) * np.eye(len(w))
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return w
 
 
 def log_loss(p: np.ndarray, y: np.ndarray) -> float:

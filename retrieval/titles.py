@@ -37,7 +37,7 @@ _HEAD = 1500  # characters of the abstract read: a title is found in its opening
 # Words that may join the content words of a phrase ("policy learning *for* robots"); every other
 # stopword (pronouns, auxiliaries, "that", "which" ...) ends it.
 _JOINS = frozenset("of for in on with via and to from by under over through the a an across into without".split())
-_CONNECTORS = frozenset("for of via with in on from under through".split())  # may join a second phrase
+_CONNECTORS = frozenset("for via with in on from under through".split())  # may join a second phrase
 _ENDS = frozenset("a an the and".split())  # cannot start a phrase (nor end one: no content word)
 # Contribution statements: a subject, then (after at most one adverb) an introducing verb.
 _SUBJECTS = frozenset("we paper work study here".split())
@@ -49,6 +49,7 @@ _HEAD_NOUNS = frozenset(
     "pipeline toolkit library suite network strategy paradigm module optimizer scheme attack metric "
     "policy solver defense layer operator estimator mechanism tool platform encoder sampler".split()
 )
+_SUBJECT_WORDS = frozenset("we they it which who can could may might would must should will cannot".split())
 _NAME_JOINS = frozenset("of for from in on with is as and to".split())  # inside a Title Case name
 _ABBREVIATIONS = frozenset("e.g. i.e. et al. vs. etc. cf. resp. fig. eq.".split())
 _PUNCT = ",;:!?()[]{}\"“”"
@@ -94,6 +95,7 @@ def use_model(model: dict | None) -> None:
         for kind, names in (("name", _NAME_FEATURES), ("word", _WORD_FEATURES)):
             weights = model.get(f"{kind}_weights", {})
             model[f"_{kind}"] = [weights.get("bias", 0.0)] + [weights.get(f, 0.0) for f in names]
+        model["_breaks"] = frozenset(model.get("breaks", ()))
 
 
 def rate_logit(n: int, t: int, base: float, prior: float) -> float:
@@ -433,68 +435,74 @@ class Reading:
         scores = self.name_scores()
         return scores[0][1] if scores and scores[0][0] > _model()["name_threshold"] else None
 
-    def best_phrase(self, name: str | None, limit: int, extra: list[str] | None = None) -> str:
-        """The phrase of at most ``limit`` characters (or one of ``extra``) with the highest expected
-        content-word Jaccard with the real title: its tokens' title probabilities summed, over the
-        expected size of the union. A phrase is a run of up to 10 words inside one clause, joined by
-        :data:`_JOINS` only, that starts and ends on a content word."""
+    def best_phrase(self, name: str | None, limit: int, first: str | None = None) -> str:
+        """The description of at most ``limit`` characters with the highest expected content-word
+        Jaccard with the real title (its tokens' title probabilities summed, over the expected size of
+        the union): a phrase, or ``first`` (the name's long form) when given, then maybe a second
+        phrase after the connector the text puts before it ("... for <phrase>"). A phrase is a run of
+        up to 10 words of one clause, content words and the connectors between them."""
         model = _model()
-        weights = model["_word"]
+        weights, breaks = model["_word"], model["_breaks"]
         p = {k: _logistic(weights, x) for k, x in self.word_features(name).items()}
         name_keys = set(_keys(name)) if name else set()
         hit0 = model["name_in_title"] * len(name_keys)
         size0 = len(name_keys) + model["title_tokens"]
-        best, best_score = "", -1.0
-        for text in extra or ():
-            keys = set(_keys(text)) - name_keys
-            hit = hit0 + sum(p.get(k, 0.0) for k in keys)
-            if keys and hit / (size0 + len(keys) - hit) > best_score:
-                best, best_score = text, hit / (size0 + len(keys) - hit)
         text, low, keys, clause = self.text, self.low, self.keys, self.clause
-        span, seconds = None, []
-        for i in range(len(text)):
-            if not keys[i] or low[i] in _ENDS:
+        n = len(text)
+        # Content words: not a word no title says (bench/fit_titles.py learns them: "show",
+        # "outperforms"), a verb after its subject ("we *design*") or a participle before its
+        # complement ("distilled from"). A phrase does not end inside a run of them ("quantum | advantage").
+        verbs = {i + 1 for i, w in enumerate(low) if w in _SUBJECT_WORDS}
+        content = [
+            bool(keys[i]) and low[i] not in breaks and i not in verbs
+            and not (low[i].endswith("ed") and i + 1 < n and low[i + 1] in _JOINS)
+            for i in range(n)
+        ]  # fmt: skip
+        ends = [content[i] and not (i + 1 < n and content[i + 1] and clause[i] == clause[i + 1]) for i in range(n)]
+        best, best_score, phrases = None, -1.0, []  # phrases: (i, j, characters, tokens) of each
+        for i in range(n):
+            if not content[i] or low[i] in _ENDS:
                 continue
-            joined = i > 0 and low[i - 1] in _CONNECTORS and clause[i - 1] == clause[i]
             seen, hit, size, chars = set(name_keys), hit0, size0, -1
-            for j in range(i, min(i + 10, len(text))):
+            for j in range(i, min(i + 10, n)):
                 chars += len(text[j]) + 1
-                if clause[j] != clause[i] or not (keys[j] or low[j] in _JOINS) or chars > limit:
+                if clause[j] != clause[i] or not (content[j] or (low[j] in _JOINS and not keys[j])) or chars > limit:
                     break
                 for k in keys[j]:
                     if k not in seen:
                         seen.add(k)
                         hit += p.get(k, 0.0)
                         size += 1
-                if keys[j] and low[j] not in _ENDS:
-                    if hit / (size - hit) > best_score:
-                        span, best_score = (i, j + 1), hit / (size - hit)
-                    if joined:
-                        seconds.append((i, j + 1, chars, seen - name_keys))
-        if span is None:
-            return best
-        # a second phrase after a connector of its own ("... for <phrase>") when it adds more than it costs
-        first = set().union(*keys[span[0] : span[1]]) | name_keys
-        hit = hit0 + sum(p.get(k, 0.0) for k in first - name_keys)
-        size = size0 + len(first - name_keys)
-        chars = len(" ".join(text[span[0] : span[1]]))
+                if ends[j]:
+                    phrases.append((i, j + 1, chars, seen - name_keys))
+                    if first is None and hit / (size - hit) > best_score:
+                        best, best_score = (i, j + 1), hit / (size - hit)
+        if first is None and best is None:
+            return ""
+        head = first if first is not None else " ".join(text[best[0] : best[1]])  # type: ignore[index]
+        have = (set(_keys(head)) | name_keys) - name_keys
+        hit = hit0 + sum(p.get(k, 0.0) for k in have)
+        size = size0 + len(have)
+        best_score = hit / (size - hit)
         second = None
-        for i, j, more, new in seconds:
-            if (i >= span[1] or j <= span[0]) and chars + more + len(low[i - 1]) + 2 <= limit:
-                new = new - first
+        for i, j, chars, new in phrases:
+            overlaps = first is None and i < best[1] and j > best[0]  # type: ignore[index]
+            if j - i < 2 or overlaps or low[i - 1] not in _CONNECTORS or clause[i - 1] != clause[i]:
+                continue  # (a word alone joined reads as nonsense: "... of learning")
+            if len(head) + chars + len(low[i - 1]) + 2 <= limit:
+                new = new - have
                 gain = hit + sum(p.get(k, 0.0) for k in new)
                 if gain / (size + len(new) - gain) > best_score:
                     second, best_score = (i, j), gain / (size + len(new) - gain)
-        best = " ".join(text[span[0] : span[1]])
         if second is not None:
-            best += f" {low[second[0] - 1]} " + " ".join(text[second[0] : second[1]])
-        return best
+            head += f" {low[second[0] - 1]} " + " ".join(text[second[0] : second[1]])
+        return head
 
 
 def _capitalize(text: str) -> str:
-    """The first word capitalised when it is an ordinary lowercase word (dLLMs and ε stay)."""
-    first = text.split(" ", 1)[0]
-    return text[:1].upper() + text[1:] if first.isalpha() and first.islower() else text
+    """The first word capitalised when it is an ordinary lowercase word (text-to-image; dLLMs, ε stay)."""
+    first = text.split(" ", 1)[0].replace("-", "")
+    return text[:1].upper() + text[1:] if first.isalpha() and first.islower() and first.isascii() else text
 
 
 def _paired(title: str) -> str:
@@ -518,8 +526,8 @@ def _derive(abstract: str) -> str:
     name = reading.name()
     lead = name.text if name else _capitalize(reading.coined) if reading.coined else None
     room = TITLE_LIMIT - (len(lead) + 2 if lead else 0)
-    extra = [name.long] if name and name.long and len(name.long) <= room else []
-    phrase = reading.best_phrase(lead, room, extra)
+    long = name.long if name and name.long and len(name.long) <= room else None
+    phrase = reading.best_phrase(lead, room, long)
     if not lead:
         return _capitalize(phrase)
     return f"{lead}: {_capitalize(phrase)}" if phrase else lead
