@@ -42,7 +42,7 @@ _ENDS = frozenset("a an the and".split())  # cannot start a phrase (nor end one:
 # Contribution statements: a subject, then (after at most one adverb) an introducing verb.
 _SUBJECTS = frozenset("we paper work study here".split())
 _INTRO = ("propos", "introduc", "present", "develop", "design", "devis", "build", "construct", "creat",
-          "contribut", "releas", "curat", "call", "term", "dub", "coin", "name")  # fmt: skip
+          "contribut", "releas", "curat", "describ", "call", "term", "dub", "coin", "name")  # fmt: skip
 _NAMING = frozenset("called named dubbed termed coined namely call term dub coin name".split())
 _HEAD_NOUNS = frozenset(
     "method approach framework model algorithm system agent benchmark dataset technique architecture "
@@ -56,9 +56,9 @@ _PUNCT = ",;:!?()[]{}\"“”"
 _PIECE = re.compile(r"[^\s,;:!?()\[\]{}\"“”]+|[,;:!?()\[\]{}\"“”]")
 _EMPHASIS = re.compile(
     r"\\(?:emph|textit|textbf|textsc)\{([^{}]{2,50})\}|(?<!\w)(?:\*\*?|__?)([^*_\s][^*_]{1,50}?)(?:\*\*?|__?)(?!\w)"
-    r"|[\"“]([^\"“”]{2,50})[\"”]|``([^`']{2,50})''"
+    r"|``([^`'\"]{2,50})(?:''|\")|[\"“]([^\"“”]{2,50})[\"”]"
 )
-_SHAPED = re.compile(r".[^\s]*?[A-Z0-9]")  # a capital or digit after the first character: GNNCert, T-MARS
+_SHAPED = re.compile(r"[^\W\d][^\s]*?[A-Z0-9]")  # a capital or digit after a first letter: GNNCert, π2vec
 _ACRONYM = re.compile(r"[A-Z].*[A-Z]")
 _VERSION = re.compile(r"\d{1,2}(?:\.\d)?")
 _GLUED = re.compile(r"(?<=[a-z0-9)'])\.(?=[A-Z][a-z])")  # "editing.Our method": two sentences
@@ -272,7 +272,7 @@ class Reading:
         found: dict[str, Candidate] = {}
         text, before, n = self.text, self.before, len(self.text)
         for i, t in enumerate(text):
-            if len(t) >= 2 and t.lower() != t and (_SHAPED.match(t) or (before[i] != "." and _CAPWORD.fullmatch(t))):
+            if len(t) >= 2 and (_SHAPED.match(t) or (before[i] != "." and _CAPWORD.fullmatch(t))):
                 if i + 1 < n and not self.after[i] and _VERSION.fullmatch(text[i + 1]):
                     self._occurrence(i, i + 2, found, f"{t} {text[i + 1]}")  # NaturalSpeech 2, Habitat 3.0
                 elif t[:4] != "http":
@@ -293,7 +293,7 @@ class Reading:
         if "http" in abstract:
             folded = {t.casefold(): c for t, c in found.items()}
             for m in _URL.finditer(abstract):  # (the folder names one said in the text, in another case)
-                t = m.group(1).removesuffix(".git")
+                t = m.group(1).removesuffix(".git").replace("_", " ")
                 c = folded.get(t.casefold()) or found.setdefault(t, Candidate(t, n))
                 c.count += 1
                 c.flags.add("url")
@@ -306,7 +306,7 @@ class Reading:
         low, text, after, n = self.low, self.text, self.after, len(self.low)
         out = []
         for i, w in enumerate(low[:-1]):
-            if not (self.statement[i] and (w.startswith(_INTRO) or w == "describe")):
+            if not (self.statement[i + 1] and w.startswith(_INTRO)):
                 continue
             j = k = i + 1 + (low[i + 1] in ("the", "a", "an"))
             while k < n and k - j < 4 and text[k].islower() and self.keys[k]:
@@ -317,7 +317,7 @@ class Reading:
                 out.append((j, k))
         for e in self.emphasis:
             words = e.split()
-            if 1 <= len(words) <= 5 and e.islower():
+            if 1 <= len(words) <= 5:
                 first = words[0]
                 for i in range(n - len(words) + 1):
                     if text[i] == first and text[i : i + len(words)] == words:
