@@ -58,7 +58,7 @@ _EMPHASIS = re.compile(
     r"\\(?:emph|textit|textbf|textsc)\{([^{}]{2,50})\}|(?<!\w)(?:\*\*?|__?)([^*_\s][^*_]{1,50}?)(?:\*\*?|__?)(?!\w)"
     r"|``([^`'\"]{2,50})(?:''|\")|[\"“]([^\"“”]{2,50})[\"”]"
 )
-_SHAPED = re.compile(r"[^\W\d][^\s]*?[A-Z0-9]")  # a capital or digit after a first letter: GNNCert, π2vec
+_SHAPED = re.compile(r"(?!\d)\S+?[A-Z0-9]")  # a capital or digit after a first non-digit: GNNCert, ∞-Diff
 _ACRONYM = re.compile(r"[A-Z].*[A-Z]")
 _VERSION = re.compile(r"\d{1,2}(?:\.\d)?")
 _GLUED = re.compile(r"(?<=[a-z0-9)'])\.(?=[A-Z][a-z])")  # "editing.Our method": two sentences
@@ -332,7 +332,10 @@ class Reading:
         for i, w in enumerate(low[:-1]):
             if w not in _NAMING or (w.startswith("name") and low[i + 1] == "after"):
                 continue
-            j = k = i + 1 + (low[i + 1] == "as")
+            j = i + 1 + (low[i + 1] == "as")
+            if low[j] in ("this", "these", "it", "them", "such") and j + 2 < n:  # "we term this effect X"
+                j += 1 + (low[j] != "it" and low[j] != "them" and not self.after[j])
+            k = j
             while k < n and k - j < 4 and text[k].islower() and low[k] not in stop:
                 k += 1
                 if self.after[k - 1]:
@@ -475,7 +478,8 @@ class Reading:
                         size += 1
                 if ends[j]:
                     phrases.append((i, j + 1, chars, seen - name_keys))
-                    if first is None and hit / (size - hit) > best_score:
+                    # (after a name, one word says little: "Hallucination snowballing: Model")
+                    if first is None and (j > i or not name) and hit / (size - hit) > best_score:
                         best, best_score = (i, j + 1), hit / (size - hit)
         if first is None and best is None:
             return ""
@@ -524,7 +528,7 @@ def _paired(title: str) -> str:
 def _derive(abstract: str) -> str:
     reading = Reading(abstract)
     name = reading.name()
-    lead = name.text if name else _capitalize(reading.coined) if reading.coined else None
+    lead = _capitalize(name.text if name else reading.coined or "") or None
     room = TITLE_LIMIT - (len(lead) + 2 if lead else 0)
     long = name.long if name and name.long and len(name.long) <= room else None
     phrase = reading.best_phrase(lead, room, long)
@@ -555,9 +559,7 @@ def derive_title(abstract: str) -> str:
     except Exception:  # a display aid must never break what shows it
         logger.exception("derive_title failed; showing the abstract's first words")
         title = ""
-    title = " ".join(_paired(title).split()).strip(" ,;:-–—")
-    if not title:
-        title = truncate(" ".join(strip_markup(abstract).split()), TITLE_LIMIT)
-    if len(title) > TITLE_LIMIT:
-        title = truncate(title, TITLE_LIMIT)
-    return title if title and title != ELLIPSIS else "Untitled"
+    if not title.strip():
+        title = " ".join(strip_markup(abstract).split())
+    title = " ".join(_paired(truncate(title, TITLE_LIMIT)).split()).strip(" ,;:-–—")
+    return title if title.strip(ELLIPSIS) else "Untitled"

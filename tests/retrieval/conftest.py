@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from bench._synth import Generator
-from retrieval import titles as text
 from retrieval.corpus import load_corpus
 from retrieval.index import BM25Params, Index, build_index
 from retrieval.models import Paper
@@ -46,27 +45,3 @@ def corpus_copy(tmp_path) -> Path:
     dest = tmp_path / "corpus"
     shutil.copytree(SEED_CORPUS, dest)
     return dest
-
-
-# -- a fake key phrase for the title rules' tests (retrieval/keyphrase.py's describe) -----------------
-
-SAEBENCH = (
-    "Sparse autoencoders are popular. We introduce SAEBench, a comprehensive evaluation suite for "
-    "sparse autoencoders. It has eight metrics."
-)
-
-
-@pytest.fixture
-def hook(monkeypatch):
-    """Install a fake keyphrase.describe; yields the list of its calls and its answer."""
-    calls: list[tuple] = []
-    answer: dict[str, object] = {"value": ""}
-
-    def describe(head, name):
-        calls.append((head, name))
-        if isinstance(answer["value"], Exception):
-            raise answer["value"]
-        return answer["value"]
-
-    monkeypatch.setattr(text, "_describe_hook", describe)
-    yield calls, answer
