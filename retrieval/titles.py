@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 import logging
 import math
+import operator
 import re
 import zlib
 from functools import cache
 from pathlib import Path
 
 from retrieval.markup import ELLIPSIS, strip_markup, truncate
-from retrieval.tokenize import tokenize
+from retrieval.tokenize import analyze_word, tokenize
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,8 @@ _HEAD = 1500  # characters of the abstract read: a title is found in its opening
 # stopword (pronouns, auxiliaries, "that", "which" ...) ends it.
 _JOINS = frozenset("of for in on with via and to from by under over through the a an across into without".split())
 _CONNECTORS = frozenset("for via with in on from under through".split())  # may join a second phrase
-_ENDS = frozenset("a an the and".split())  # cannot start a phrase (nor end one: no content word)
+_LIKELY = 0.05  # see Reading.best_phrase
+_LEADS = frozenset("a an the our novel new".split())  # not part of a long form
 # Contribution statements: a subject, then (after at most one adverb) an introducing verb.
 _SUBJECTS = frozenset("we paper work study here".split())
 _INTRO = ("propos", "introduc", "present", "develop", "design", "devis", "build", "construct", "creat",
@@ -59,6 +61,7 @@ _EMPHASIS = re.compile(
     r"|``([^`'\"]{2,50})(?:''|\")|[\"“]([^\"“”]{2,50})[\"”]"
 )
 _SHAPED = re.compile(r"(?!\d)\S+?[A-Z0-9]")  # a capital or digit after a first non-digit: GNNCert, ∞-Diff
+_PLAIN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")  # a word the tokenizer reads as it is
 _ACRONYM = re.compile(r"[A-Z].*[A-Z]")
 _VERSION = re.compile(r"\d{1,2}(?:\.\d)?")
 _GLUED = re.compile(r"(?<=[a-z0-9)'])\.(?=[A-Z][a-z])")  # "editing.Our method": two sentences
@@ -125,20 +128,21 @@ def _keys(word: str) -> tuple[str, ...]:
     if found is None:
         if len(_KEYS) > 200_000:  # a bounded memo: a writer of a million titles meets many words
             _KEYS.clear()
-        found = _KEYS[word] = tuple(tokenize(word))
+        # a plain word is one word of the tokenizer's (its memo, no scan); anything else is tokenized
+        found = _KEYS[word] = analyze_word(word)[0] if _PLAIN.fullmatch(word) else tuple(tokenize(word))
     return found
 
 
 def _static(key: str) -> list[float]:
-    """coined (0: the reader sets it), rate, known, log_df and log_length of a key (memoised)."""
+    """rate, known, log_df and log_length of a key (memoised)."""
     found = _STATIC.get(key)
     if found is None:
         model = _model()
         rate = model["word_rates"].get(key)
         if len(_STATIC) > 200_000:
             _STATIC.clear()
-        found = _STATIC[key] = [0.0, rate[1] - model["base_rate_logit"], 1.0, math.log1p(rate[0]),
-                                math.log(len(key))] if rate else [0.0, 0.0, 0.0, 0.0, math.log(len(key))]
+        found = _STATIC[key] = [rate[1] - model["base_rate_logit"], 1.0, math.log1p(rate[0]),
+                                math.log(len(key))] if rate else [0.0, 0.0, 0.0, math.log(len(key))]
     return found
 
 
@@ -151,11 +155,13 @@ def _capitals(name: str) -> str:
     return "".join(c for c in name if c.isupper() or c.isdigit()) or "-"
 
 
+def _linear(weights: list[float], x: list[float]) -> float:
+    """The bias (weights[0]) plus the weights times the features, clipped to +-30."""
+    return max(-30.0, min(30.0, sum(map(operator.mul, weights[1:], x), weights[0])))
+
+
 def _logistic(weights: list[float], x: list[float]) -> float:
-    z = weights[0]
-    for w, v in zip(weights[1:], x):  # noqa: B905 - the same length
-        z += w * v
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    return 1.0 / (1.0 + math.exp(-_linear(weights, x)))
 
 
 class Candidate:
@@ -272,6 +278,8 @@ class Reading:
         found: dict[str, Candidate] = {}
         text, before, n = self.text, self.before, len(self.text)
         for i, t in enumerate(text):
+            if t.islower() and t.isalpha():
+                continue  # (most words: no name)
             if len(t) >= 2 and (_SHAPED.match(t) or (before[i] != "." and _CAPWORD.fullmatch(t))):
                 if i + 1 < n and not self.after[i] and _VERSION.fullmatch(text[i + 1]):
                     self._occurrence(i, i + 2, found, f"{t} {text[i + 1]}")  # NaturalSpeech 2, Habitat 3.0
@@ -363,7 +371,7 @@ class Reading:
             if at < 0:
                 return None
         long = text[text.rfind(" ", 0, at) + 1 :]
-        while long.split(" ", 1)[0].lower() in _ENDS | {"our", "novel", "new"} and " " in long:
+        while long.split(" ", 1)[0].lower() in _LEADS and " " in long:
             long = long.split(" ", 1)[1]
         if len(long) <= len(short) or long.lower().startswith(short.lower()) or len(long.split()) > len(core) + 2:
             return None
@@ -390,33 +398,33 @@ class Reading:
 
     def word_features(self, name: str | None = None) -> dict[str, list[float]]:
         """What the word model reads of each index token of the opening, the name's own aside
-        (:data:`_WORD_FEATURES`, in order)."""
+        (:data:`_WORD_FEATURES`, in order; a flag is 1 when any use of the token has it)."""
         skip = set(_keys(name)) if name else set()
-        coined = set(_keys(self.coined)) if self.coined else set()
-        n = max(len(self.text), 1)
-        out: dict[str, list[float]] = {}
+        text, low, before, statement = self.text, self.low, self.before, self.statement
+        seen: dict[str, list[int]] = {}  # token -> [count, first word, flags of its uses or-ed]
         for i, keys in enumerate(self.keys):
             if not keys:
                 continue
-            w = self.text[i]
-            capital = float(self.before[i] != "." and w[0].isupper())
-            hyphen, acronym = float("-" in w), float(w != self.low[i] and _ACRONYM.search(w) is not None)
-            statement, paren = float(self.statement[i]), float(self.before[i] == "(")
+            w = text[i]
+            flags = (statement[i] << 2) | ((before[i] == "(") << 4) | (("-" in w) << 1)
+            if w != low[i]:  # (most words are lowercase)
+                flags |= (before[i] != "." and w[0].isupper()) | ((_ACRONYM.search(w) is not None) << 3)
             for k in keys:
-                x = out.get(k)
+                x = seen.get(k)
                 if x is None:
-                    if k in skip:
-                        continue
-                    x = out[k] = [1.0, i / n, float(i < 12), float(self.sentence[i] == 0), capital, hyphen,
-                                  statement, acronym, paren, *_static(k)]  # fmt: skip
-                    x[9] = float(k in coined)
-                    continue
-                x[0] += 1
-                x[4], x[5], x[6], x[7], x[8] = (max(x[4], capital), max(x[5], hyphen), max(x[6], statement),
-                                                max(x[7], acronym), max(x[8], paren))  # fmt: skip
-        for x in out.values():
-            x[0] = math.log(x[0])
-        return out
+                    seen[k] = [1, i, flags]
+                else:
+                    x[0] += 1
+                    x[2] |= flags
+        coined = set(_keys(self.coined)) if self.coined else set()
+        n = max(len(text), 1)
+        sentence = self.sentence
+        return {
+            k: [math.log(count), first / n, float(first < 12), float(sentence[first] == 0), float(flags & 1),
+                float(flags >> 1 & 1), float(flags >> 2 & 1), float(flags >> 3 & 1), float(flags >> 4 & 1),
+                float(k in coined), *_static(k)]
+            for k, (count, first, flags) in seen.items() if k not in skip
+        }  # fmt: skip
 
     # -- choices -------------------------------------------------------------------------------------
 
@@ -426,10 +434,7 @@ class Reading:
         weights = _model()["_name"]
         scores = []
         for c in self.candidates.values():
-            z = weights[0]
-            for w, v in zip(weights[1:], self.name_features(c)):  # noqa: B905 - the same length
-                z += w * v
-            scores.append((math.exp(max(-30.0, min(30.0, z))), c))
+            scores.append((math.exp(_linear(weights, self.name_features(c))), c))
         total = 1.0 + sum(e for e, _ in scores)
         return sorted(((e / total, c) for e, c in scores), key=lambda pc: -pc[0])
 
@@ -461,10 +466,17 @@ class Reading:
             and not (low[i].endswith("ed") and i + 1 < n and low[i + 1] in _JOINS)
             for i in range(n)
         ]  # fmt: skip
-        ends = [content[i] and not (i + 1 < n and content[i + 1] and clause[i] == clause[i + 1]) for i in range(n)]
+        # A word whose tokens are this unlikely in the title never starts nor ends the best phrase:
+        # the phrase without it scores higher (a token of probability p raises hit / (size - hit)
+        # only when p > hit / size, about 0.2). Skipping them makes the search several times shorter.
+        likely = [bool(ks) and sum(p.get(k, 0.0) for k in ks) >= _LIKELY * len(ks) for ks in keys]
+        ends = [
+            likely[i] and content[i] and not (i + 1 < n and content[i + 1] and clause[i] == clause[i + 1])
+            for i in range(n)
+        ]  # fmt: skip
         best, best_score, phrases = None, -1.0, []  # phrases: (i, j, characters, tokens) of each
         for i in range(n):
-            if not content[i] or low[i] in _ENDS:
+            if not (likely[i] and content[i]):
                 continue
             seen, hit, size, chars = set(name_keys), hit0, size0, -1
             for j in range(i, min(i + 10, n)):
