@@ -18,7 +18,8 @@ Reads ``../shared/corpora/iclr2024/papers.jsonl`` only, and fits on its EVEN-ind
 
 Usage::
 
-    PYTHONPATH=. python bench/fit_titles.py [--data ../shared/corpora/iclr2024] [--out retrieval/titles_model.json]
+    PYTHONPATH=. python bench/fit_titles.py [--data ../shared/corpora/iclr2024] \
+        [--out retrieval/titles_model.json]
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ _PRIOR = 5.0  # pseudo-abstracts at the base rate behind each word's rate
 _BREAK_DF = 25  # a word said in this many even abstracts and in none of their titles breaks a phrase
 _MIN_DF = 3  # words and names said in fewer even abstracts are not kept
 _L2 = 1e-3
-_NAME_SHARE = 0.90  # the name threshold is the highest that names this share of the even papers (bench/titles.py)
+_NAME_SHARE = (
+    0.90  # the name threshold is the highest that names this share of the even papers (bench/titles.py)
+)
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 30) -> np.ndarray:
@@ -62,12 +65,13 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 30
     return w
 
 
-
 def fit(names: tuple[str, ...], rows: list[list[float]], y: list[float]) -> dict[str, float]:
     """Logistic weights by name (bias first), rounded so that the file is the same on every run."""
     x = np.array(rows, dtype=float)
     w = fit_logistic(x, np.array(y), l2=_L2, steps=50)
-    return {"bias": round(float(w[0]), 4)} | {f: round(float(v), 4) for f, v in zip(names, w[1:], strict=True)}
+    return {"bias": round(float(w[0]), 4)} | {
+        f: round(float(v), 4) for f, v in zip(names, w[1:], strict=True)
+    }
 
 
 def phrase_breaks(even: list[tuple[str, str]], readings: list[titles.Reading]) -> list[str]:
@@ -101,7 +105,9 @@ def right(c: titles.Candidate, real: str | None) -> bool:
     return c.text.casefold() == name or (c.long or "").casefold() == name
 
 
-def fit_choice(names: tuple[str, ...], rows: list[list[float]], y: list[float], groups: list[int]) -> dict[str, float]:
+def fit_choice(
+    names: tuple[str, ...], rows: list[list[float]], y: list[float], groups: list[int]
+) -> dict[str, float]:
     """A conditional logit (Newton's method): each abstract chooses among its candidates and "none"
     (score 0); ``y`` marks the right candidates (the first of them is the choice, else "none")."""
     x = np.hstack([np.ones((len(rows), 1)), np.array(rows, dtype=float)])
@@ -123,11 +129,15 @@ def fit_choice(names: tuple[str, ...], rows: list[list[float]], y: list[float], 
         w += step
         if np.abs(step).max() < 1e-8:
             break
-    return {"bias": round(float(w[0]), 4)} | {f: round(float(v), 4) for f, v in zip(names, w[1:], strict=True)}
+    return {"bias": round(float(w[0]), 4)} | {
+        f: round(float(v), 4) for f, v in zip(names, w[1:], strict=True)
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=titles.MODEL_PATH)
     args = parser.parse_args()
@@ -154,7 +164,8 @@ def main() -> None:
     model["base_rate_logit"] = round(base_logit, 4)
     model["word_rates"] = {
         k: [n, round(titles.rate_logit(n, in_title[k], base, _PRIOR), 3)]
-        for k, n in sorted(said.items()) if n >= _MIN_DF
+        for k, n in sorted(said.items())
+        if n >= _MIN_DF
     }
     model["common_names"] = {t: n for t, n in sorted(named.items()) if n >= _MIN_DF}
     model["breaks"] = phrase_breaks(even, readings)
@@ -202,7 +213,9 @@ def main() -> None:
         shares[t] = name_share(even, [titles.derive_title(abstract) for _, abstract in even])
         if shares[t] >= _NAME_SHARE:
             break
-    model["name_threshold"] = max(shares, key=lambda t: (shares[t] >= _NAME_SHARE, t if shares[t] >= _NAME_SHARE else shares[t]))
+    model["name_threshold"] = max(
+        shares, key=lambda t: (shares[t] >= _NAME_SHARE, t if shares[t] >= _NAME_SHARE else shares[t])
+    )
 
     # the title size that gives the best median Jaccard on the even half
     scores = {}
@@ -214,10 +227,12 @@ def main() -> None:
     model = {k: v for k, v in model.items() if not k.startswith("_")}
     args.out.write_text(json.dumps(model, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n",
                         encoding="utf-8")  # fmt: skip
-    print(f"{len(even)} even papers: {len(model['word_rates'])} word rates, {len(model['common_names'])} "
-          f"common names; name threshold {model['name_threshold']} (even Name share "
-          f"{shares[model['name_threshold']]:.1%}), title size {model['title_tokens']} "
-          f"(even median Jaccard {scores[model['title_tokens']][0]:.3f}); wrote {args.out}")
+    print(
+        f"{len(even)} even papers: {len(model['word_rates'])} word rates, {len(model['common_names'])} "
+        f"common names; name threshold {model['name_threshold']} (even Name share "
+        f"{shares[model['name_threshold']]:.1%}), title size {model['title_tokens']} "
+        f"(even median Jaccard {scores[model['title_tokens']][0]:.3f}); wrote {args.out}"
+    )
 
 
 if __name__ == "__main__":

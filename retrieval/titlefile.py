@@ -210,7 +210,8 @@ def _derive_range(index: Index, start: int, stop: int) -> list[str]:
     from retrieval.titles import derive_title
 
     papers = index.papers
-    return [derive_title(papers.abstract(i)) if papers.title_is_derived(i) else "" for i in range(start, stop)]
+    derived = papers.title_is_derived
+    return [derive_title(papers.abstract(i)) if derived(i) else "" for i in range(start, stop)]
 
 
 def _derive_chunk(bounds: tuple[int, int]) -> list[str]:

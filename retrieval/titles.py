@@ -37,7 +37,9 @@ _HEAD = 1500  # characters of the abstract read: a title is found in its opening
 
 # Words that may join the content words of a phrase ("policy learning *for* robots"); every other
 # stopword (pronouns, auxiliaries, "that", "which" ...) ends it.
-_JOINS = frozenset("of for in on with via and to from by under over through the a an across into without".split())
+_JOINS = frozenset(
+    "of for in on with via and to from by under over through the a an across into without".split()
+)
 _CONNECTORS = frozenset("for via with in on from under through".split())  # may join a second phrase
 _LIKELY = 0.05  # see Reading.best_phrase
 _LEADS = frozenset("a an the our novel new".split())  # not part of a long form
@@ -54,7 +56,7 @@ _HEAD_NOUNS = frozenset(
 _SUBJECT_WORDS = frozenset("we they it which who can could may might would must should will cannot".split())
 _NAME_JOINS = frozenset("of for from in on with is as and to".split())  # inside a Title Case name
 _ABBREVIATIONS = frozenset("e.g. i.e. et al. vs. etc. cf. resp. fig. eq.".split())
-_PUNCT = ",;:!?()[]{}\"“”"
+_PUNCT = ',;:!?()[]{}"“”'
 _PIECE = re.compile(r"[^\s,;:!?()\[\]{}\"“”]+|[,;:!?()\[\]{}\"“”]")
 _EMPHASIS = re.compile(
     r"\\(?:emph|textit|textbf|textsc)\{([^{}]{2,50})\}|(?<!\w)(?:\*\*?|__?)([^*_\s][^*_]{1,50}?)(?:\*\*?|__?)(?!\w)"
@@ -69,14 +71,51 @@ _CAPWORD = re.compile(r"[A-Z][a-z]{2,}(?:-[a-z]+)*")  # Eureka, Zipformer
 
 
 _NAME_FEATURES = (
-    "log_count", "first_at", "paren", "defined", "named", "after_noun", "before_noun", "apposed", "our",
-    "introduced", "statement", "mid_sentence", "url", "acronym", "digit", "capword", "multi", "log_common",
-    "short", "first_defined", "initials", "long_title", "in_run", "plural", "compound", "emphasis",
-    "lowercase", "in_long", "before_data",
+    "log_count",
+    "first_at",
+    "paren",
+    "defined",
+    "named",
+    "after_noun",
+    "before_noun",
+    "apposed",
+    "our",
+    "introduced",
+    "statement",
+    "mid_sentence",
+    "url",
+    "acronym",
+    "digit",
+    "capword",
+    "multi",
+    "log_common",
+    "short",
+    "first_defined",
+    "initials",
+    "long_title",
+    "in_run",
+    "plural",
+    "compound",
+    "emphasis",
+    "lowercase",
+    "in_long",
+    "before_data",
 )
 _WORD_FEATURES = (
-    "log_count", "first_at", "early", "first_sentence", "capital", "hyphen", "statement", "acronym",
-    "paren", "coined", "rate", "known", "log_df", "log_length",
+    "log_count",
+    "first_at",
+    "early",
+    "first_sentence",
+    "capital",
+    "hyphen",
+    "statement",
+    "acronym",
+    "paren",
+    "coined",
+    "rate",
+    "known",
+    "log_df",
+    "log_length",
 )
 _URL = re.compile(r"https?://\S+?/([A-Za-z][\w.-]{2,30}?)/?(?=[\s).,;]*(?:\s|$))")
 _in_use: dict | None = None
@@ -141,8 +180,11 @@ def _static(key: str) -> list[float]:
         rate = model["word_rates"].get(key)
         if len(_STATIC) > 200_000:
             _STATIC.clear()
-        found = _STATIC[key] = [rate[1] - model["base_rate_logit"], 1.0, math.log1p(rate[0]),
-                                math.log(len(key))] if rate else [0.0, 0.0, 0.0, math.log(len(key))]
+        found = _STATIC[key] = (
+            [rate[1] - model["base_rate_logit"], 1.0, math.log1p(rate[0]), math.log(len(key))]
+            if rate
+            else [0.0, 0.0, 0.0, math.log(len(key))]
+        )
     return found
 
 
@@ -186,7 +228,9 @@ class Reading:
             head = head[: head.rfind(" ") + 1] or head
         head = _GLUED.sub(". ", head)
         # what the authors set apart (*motion guidance*, "shadow cones", \\emph{X}): often the name
-        self.emphasis = {" ".join(strip_markup(m.group(m.lastindex or 0)).split()) for m in _EMPHASIS.finditer(head)}
+        self.emphasis = {
+            " ".join(strip_markup(m.group(m.lastindex or 0)).split()) for m in _EMPHASIS.finditer(head)
+        }
         if any(c in head for c in "$\\*_`~"):
             head = strip_markup(head)  # LaTeX as Unicode (PixArt-α), no emphasis markers
         text: list[str] = []
@@ -259,7 +303,9 @@ class Reading:
         if prev in _HEAD_NOUNS or (self.before[i] == "," and i > 1 and low[i - 2] in _HEAD_NOUNS):
             flags.add("after_noun")
         if j < n and low[j] in _HEAD_NOUNS and not self.after[j - 1]:
-            flags.add("before_data" if low[j] in ("benchmark", "dataset", "corpus", "suite") else "before_noun")
+            flags.add(
+                "before_data" if low[j] in ("benchmark", "dataset", "corpus", "suite") else "before_noun"
+            )
         if self.after[j - 1] in (",", ":") and j < n and low[j] in ("a", "an", "the"):
             flags.add("apposed")
         if "our" in low[max(0, i - 3) : i]:
@@ -288,9 +334,13 @@ class Reading:
         i = 0
         while i < n:  # Title Case runs of 2-5 words inside one clause, not opening a sentence
             j = i
-            while j < n and self.clause[j] == self.clause[i] and (
-                text[j][:1].isupper()
-                or (j > i and self.low[j] in _NAME_JOINS and j + 1 < n and text[j + 1][:1].isupper())
+            while (
+                j < n
+                and self.clause[j] == self.clause[i]
+                and (
+                    text[j][:1].isupper()
+                    or (j > i and self.low[j] in _NAME_JOINS and j + 1 < n and text[j + 1][:1].isupper())
+                )
             ):
                 j += 1
             if 2 <= j - i <= 5 and before[i] != ".":
@@ -348,7 +398,11 @@ class Reading:
                 k += 1
                 if self.after[k - 1]:
                     break
-            if j < k and (k == n or self.after[k - 1] or low[k] in stop) and any(self.keys[x] for x in range(j, k)):
+            if (
+                j < k
+                and (k == n or self.after[k - 1] or low[k] in stop)
+                and any(self.keys[x] for x in range(j, k))
+            ):
                 return " ".join(text[j:k])
         return None
 
@@ -361,7 +415,11 @@ class Reading:
             return None
         core = letters[:-1] if short.endswith("s") and len(letters) > 2 else letters
         start = max(0, i - len(core) - 3)
-        text = " ".join(w for w, c in zip(self.text[start:i], self.clause[start:i], strict=True) if c == self.clause[i - 1])
+        text = " ".join(
+            w
+            for w, c in zip(self.text[start:i], self.clause[start:i], strict=True)
+            if c == self.clause[i - 1]
+        )
         low = text.lower()
         at = len(low)
         for k in range(len(core) - 1, -1, -1):
@@ -373,7 +431,11 @@ class Reading:
         long = text[text.rfind(" ", 0, at) + 1 :]
         while long.split(" ", 1)[0].lower() in _LEADS and " " in long:
             long = long.split(" ", 1)[1]
-        if len(long) <= len(short) or long.lower().startswith(short.lower()) or len(long.split()) > len(core) + 2:
+        if (
+            len(long) <= len(short)
+            or long.lower().startswith(short.lower())
+            or len(long.split()) > len(core) + 2
+        ):
             return None
         return long
 
@@ -383,15 +445,23 @@ class Reading:
         """What the name model reads of a candidate (:data:`_NAME_FEATURES`, in order)."""
         t, f = c.text, c.flags
         return [
-            math.log(c.count), c.first / max(len(self.text), 1), *(float(k in f) for k in _NAME_FEATURES[2:13]),
-            float(sum(ch.isupper() for ch in t) >= 2 and " " not in t), float(any(ch.isdigit() for ch in t)),
-            float(bool(_CAPWORD.fullmatch(t))), float(" " in t), math.log1p(_model()["common_names"].get(t, 0)),
-            float(len(t) <= 3), float("first_defined" in f), float(_initials(c.long) == _capitals(t)),
+            math.log(c.count),
+            c.first / max(len(self.text), 1),
+            *(float(k in f) for k in _NAME_FEATURES[2:13]),
+            float(sum(ch.isupper() for ch in t) >= 2 and " " not in t),
+            float(any(ch.isdigit() for ch in t)),
+            float(bool(_CAPWORD.fullmatch(t))),
+            float(" " in t),
+            math.log1p(_model()["common_names"].get(t, 0)),
+            float(len(t) <= 3),
+            float("first_defined" in f),
+            float(_initials(c.long) == _capitals(t)),
             float(bool(c.long) and all(w[:1].isupper() for w in c.long.split() if w not in _NAME_JOINS)),
             float(" " not in t and any(t in o and " " in o for o in self.candidates)),
             float(len(t) > 2 and t[-1] == "s" and t[:-1].isupper()),
             float("-" in t and all(p.isalpha() and (p.islower() or p[1:].islower()) for p in t.split("-"))),
-            float(t in self.emphasis), float(t.islower()),
+            float(t in self.emphasis),
+            float(t.islower()),
             float(any(t in o.long.split() for o in self.candidates.values() if o.long)),
             float("before_data" in f),
         ]
@@ -481,7 +551,11 @@ class Reading:
             seen, hit, size, chars = set(name_keys), hit0, size0, -1
             for j in range(i, min(i + 10, n)):
                 chars += len(text[j]) + 1
-                if clause[j] != clause[i] or not (content[j] or (low[j] in _JOINS and not keys[j])) or chars > limit:
+                if (
+                    clause[j] != clause[i]
+                    or not (content[j] or (low[j] in _JOINS and not keys[j]))
+                    or chars > limit
+                ):
                     break
                 for k in keys[j]:
                     if k not in seen:

@@ -55,7 +55,10 @@ def test_every_title_word_comes_from_its_abstract(abstracts):
     # extractive: a search for a word of the title finds its paper, and nothing is made up
     for abstract in abstracts:
         words = set(tokenize(derive_title(abstract)))
-        assert words and words <= set(tokenize(strip_markup(abstract))), (derive_title(abstract), abstract[:80])
+        assert words and words <= set(tokenize(strip_markup(abstract))), (
+            derive_title(abstract),
+            abstract[:80],
+        )
 
 
 def test_loaded_papers_carry_the_derived_titles():
@@ -117,7 +120,11 @@ def test_a_term_the_authors_coin_is_named(abstract, term):
 
 
 def test_the_bundled_teacher_hacking_paper_names_its_term():
-    found = [p for p in load_corpus(ROOT / "data" / "corpus").papers if "that we call teacher hacking" in p.abstract]
+    found = [
+        p
+        for p in load_corpus(ROOT / "data" / "corpus").papers
+        if "that we call teacher hacking" in p.abstract
+    ]
     assert found and all("teacher hacking" in p.title.casefold() for p in found)
 
 
@@ -158,7 +165,10 @@ _OPENINGS = st.sampled_from([
 
 
 @settings(max_examples=200, deadline=None)
-@given(_OPENINGS, st.lists(st.sampled_from(["(", ")", "[", "]", "the", "model", "of", "Net", ",", "."]), max_size=30))
+@given(
+    _OPENINGS,
+    st.lists(st.sampled_from(["(", ")", "[", "]", "the", "model", "of", "Net", ",", "."]), max_size=30),
+)
 def test_generated_titles_pair_their_brackets(opening, rest):
     title = derive_title(f"{opening} {' '.join(rest)} The results improve over baselines by far.")
     assert paired(title), title
