@@ -88,8 +88,8 @@ _ALIGN = 64
 _CRC_MAX_BYTES = 16 << 20
 
 
-#: At most this many titles are derived for one autocomplete answer (~0.1 ms each).
-COMPLETE_DERIVE_MAX = 300
+#: At most this many titles are derived for one autocomplete answer (about a millisecond each).
+COMPLETE_DERIVE_MAX = 100
 
 
 def _folded_word(word: str) -> str:
@@ -184,8 +184,8 @@ class Index:
         just built, or an index without a cache file) they are found through the index: the papers
         holding, for each typed word, a term that may stem from a word starting with it, are the
         candidates, in corpus order; each one's title is derived (kept once made) and checked. At
-        most :data:`COMPLETE_DERIVE_MAX` titles are derived for one answer, so an answer takes tens
-        of milliseconds at most, even when few candidates match.
+        most :data:`COMPLETE_DERIVE_MAX` titles are derived for one answer, so an answer takes about
+        a tenth of a second at most, even when few candidates match.
         """
         title_file = self.papers.title_file()
         if title_file is not None:
