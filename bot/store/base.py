@@ -37,6 +37,7 @@ from bot.store.records import (
     SavedPage,
     SaveResult,
     StoreStats,
+    UserFootprint,
     WatchInfo,
 )
 from retrieval.models import Paper
@@ -329,8 +330,14 @@ class Store(abc.ABC):
         """Remember that the user was told their watches are paused."""
 
     @abc.abstractmethod
+    async def user_footprint(self, user_id: int) -> UserFootprint:
+        """How many rows of each table name the user (what :meth:`forget_user` would reach)."""
+
+    @abc.abstractmethod
     async def forget_user(self, user_id: int) -> ForgetResult:
-        """Delete every row of the user (items, lists, imported fields, snapshots nobody else saved)."""
+        """Delete every row of the user (items, lists, imported fields, snapshots nobody else saved,
+        watches and their pause); entries the user added to a server's reading list stay on that
+        list, no longer naming the user (``added_by`` 0)."""
 
     @abc.abstractmethod
     async def reconcile(self, papers: Iterable[Paper]) -> ReconcileResult:

@@ -68,6 +68,7 @@ from bot.store.records import (
     SavedPage,
     SaveResult,
     StoreStats,
+    UserFootprint,
     WatchInfo,
     check_user,
     clean_paper_id,
@@ -118,6 +119,18 @@ TABLES: dict[str, tuple[str, ...]] = {
         "added_by",
         "added_at",
     ),
+}
+
+
+#: The column of each table that names a user: what /forgetme reaches (the reading lists' ``added_by``
+#: is set to 0, the others' rows are deleted).
+USER_COLUMNS: dict[str, str] = {
+    "lists": "user_id",
+    "saved": "user_id",
+    "imported": "user_id",
+    "watches": "user_id",
+    "watch_pauses": "user_id",
+    "club_papers": "added_by",
 }
 
 
@@ -715,7 +728,7 @@ class SqlStore(Store):
             new_keys = [key for key in groups if key not in existing_lists]
             if len(existing_lists) + len(new_keys) > self.max_lists_per_user:
                 raise ListLimitError(
-                    f"This import needs {len(new_keys)} new lists but you can have at most "
+                    f"This import needs {plural(len(new_keys), 'new list')} but you can have at most "
                     f"{self.max_lists_per_user}; nothing was imported."
                 )
             list_ids = {key: existing_lists[key][0] for key in groups if key in existing_lists}
@@ -976,6 +989,25 @@ class SqlStore(Store):
 
         await self._run(op, write=True, user=uid)
 
+    async def user_footprint(self, user_id: int) -> UserFootprint:
+        uid = check_user(user_id)
+
+        async def op(tx: Tx) -> UserFootprint:
+            counts = {
+                table: int(await tx.fetchval(f"SELECT count(*) FROM {table} WHERE {column} = ?", uid))  # noqa: S608 - names from USER_COLUMNS
+                for table, column in USER_COLUMNS.items()
+            }
+            return UserFootprint(
+                lists=counts["lists"],
+                saved_items=counts["saved"],
+                imported=counts["imported"],
+                watches=counts["watches"],
+                watch_pauses=counts["watch_pauses"],
+                club_entries=counts["club_papers"],
+            )
+
+        return await self._run(op, write=False)
+
     async def forget_user(self, user_id: int) -> ForgetResult:
         uid = check_user(user_id)
 
@@ -987,17 +1019,22 @@ class SqlStore(Store):
             snapshots += await self._prune(tx, uid, ids)
             watches = await tx.execute("DELETE FROM watches WHERE user_id = ?", uid)
             watches += await tx.execute("DELETE FROM watch_pauses WHERE user_id = ?", uid)
-            # The server's reading list keeps the papers, but no longer who added them.
-            await tx.execute("UPDATE club_papers SET added_by = 0 WHERE added_by = ?", uid)
-            return ForgetResult(saved_items=saved, lists=lists, snapshots=snapshots, watches=watches)
+            # The server's reading list belongs to the server: it keeps the papers (and their notes),
+            # no longer naming who added them.
+            club = await tx.execute("UPDATE club_papers SET added_by = 0 WHERE added_by = ?", uid)
+            return ForgetResult(
+                saved_items=saved, lists=lists, snapshots=snapshots, watches=watches, club_entries=club
+            )
 
         result = await self._run(op, write=True, user=uid)
         log.info(
-            "forgot user %d: %d items, %d lists, %d snapshots",
+            "forgot user %d: %d items, %d lists, %d snapshots, %d watch rows, %d club entries anonymised",
             uid,
             result.saved_items,
             result.lists,
             result.snapshots,
+            result.watches,
+            result.club_entries,
         )
         return result
 

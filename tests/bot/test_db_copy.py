@@ -85,3 +85,30 @@ def test_copy_errors_are_one_line(tmp_path, capsys) -> None:
     assert cli.main(["db", "copy", "--from", str(source), "--to", url]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "S3cret" not in err and "postgresql://paperbot:***@127.0.0.1:1" in err
+
+
+def test_config_names_the_database_of_the_side_left_out(tmp_path, capsys, monkeypatch) -> None:
+    """Issue 30 item 9: the README says every subcommand takes --config; ``db copy`` said
+    "unrecognized arguments". With --config, the configured database is the side not given."""
+    for name in ("DATABASE_PATH", "DATABASE_URL", "PAPERBOT_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    configured = tmp_path / "configured.db"
+    config = tmp_path / "paperbot.toml"
+    config.write_text(f'[paths]\ndatabase = "{configured.as_posix()}"\n', encoding="utf-8")
+    source = tmp_path / "paperbot.db"
+    asyncio.run(fill(source))
+    assert cli.main(["db", "copy", "--config", str(config), "--from", str(source)]) == 0
+    assert f"-> {configured}" in capsys.readouterr().out
+    assert asyncio.run(everything(configured)) == asyncio.run(everything(source))
+    backup = tmp_path / "backup.db"
+    assert cli.main(["db", "copy", "--config", str(config), "--to", str(backup)]) == 0
+    assert asyncio.run(everything(backup)) == asyncio.run(everything(source))
+    # Which side is the configured one must be clear: exactly one of --from and --to with --config.
+    assert cli.main(["db", "copy", "--config", str(config)]) == 2
+    assert "give --from or --to (one of them)" in capsys.readouterr().err
+    assert cli.main(["db", "copy", "--config", str(config), "--from", str(source), "--to", str(backup)]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert cli.main(["db", "copy", "--config", str(config), "--from", str(configured)]) == 2
+    assert "the same database" in capsys.readouterr().err
+    assert cli.main(["db", "copy", "--to", str(backup)]) == 2  # without --config both are needed
+    assert "--from" in capsys.readouterr().err
