@@ -192,8 +192,8 @@ def main() -> None:
         found = r.name()
         name = found.text if found else r.coined
         leads.append(name)
-        rows = r.word_features(name)
-        for k, x in rows.items():
+        tokens, rows = r.word_features(name)
+        for k, x in zip(tokens, rows.tolist(), strict=True):
             n, t = said[k] - 1, in_title[k] - (k in keys)
             known = n >= _MIN_DF
             x[10] = titles.rate_logit(n, t, base, _PRIOR) - base_logit if known else 0.0

@@ -25,6 +25,8 @@ import zlib
 from functools import cache
 from pathlib import Path
 
+import numpy as np
+
 from retrieval.markup import ELLIPSIS, strip_markup, truncate
 from retrieval.tokenize import analyze_word, tokenize
 
@@ -466,9 +468,9 @@ class Reading:
             float("before_data" in f),
         ]
 
-    def word_features(self, name: str | None = None) -> dict[str, list[float]]:
-        """What the word model reads of each index token of the opening, the name's own aside
-        (:data:`_WORD_FEATURES`, in order; a flag is 1 when any use of the token has it)."""
+    def word_features(self, name: str | None = None) -> tuple[list[str], np.ndarray]:
+        """The index tokens of the opening, the name's own aside, and a row of what the word model
+        reads of each (:data:`_WORD_FEATURES`, in order; a flag is 1 when any use of the token has it)."""
         skip = set(_keys(name)) if name else set()
         text, low, before, statement = self.text, self.low, self.before, self.statement
         seen: dict[str, list[int]] = {}  # token -> [count, first word, flags of its uses or-ed]
@@ -486,15 +488,18 @@ class Reading:
                 else:
                     x[0] += 1
                     x[2] |= flags
+        keys = [k for k in seen if k not in skip]
+        if not keys:
+            return keys, np.zeros((0, len(_WORD_FEATURES)))
         coined = set(_keys(self.coined)) if self.coined else set()
-        n = max(len(text), 1)
-        sentence = self.sentence
-        return {
-            k: [math.log(count), first / n, float(first < 12), float(sentence[first] == 0), float(flags & 1),
-                float(flags >> 1 & 1), float(flags >> 2 & 1), float(flags >> 3 & 1), float(flags >> 4 & 1),
-                float(k in coined), *_static(k)]
-            for k, (count, first, flags) in seen.items() if k not in skip
-        }  # fmt: skip
+        count, first, flags = np.array([seen[k] for k in keys], dtype=np.int64).T
+        bits = (flags[:, None] >> np.arange(5)) & 1  # capital, hyphen, statement, acronym, paren
+        opening = np.array([s == 0 for s in self.sentence], dtype=float)
+        x = np.column_stack([
+            np.log(count), first / max(len(text), 1), first < 12, opening[first], bits,
+            [k in coined for k in keys], np.array([_static(k) for k in keys]),
+        ]).astype(float)  # fmt: skip
+        return keys, x
 
     # -- choices -------------------------------------------------------------------------------------
 
@@ -521,7 +526,9 @@ class Reading:
         up to 10 words of one clause, content words and the connectors between them."""
         model = _model()
         weights, breaks = model["_word"], model["_breaks"]
-        p = {k: _logistic(weights, x) for k, x in self.word_features(name).items()}
+        keys, x = self.word_features(name)
+        z = np.clip(x @ np.array(weights[1:]) + weights[0], -30.0, 30.0)
+        p = dict(zip(keys, (1.0 / (1.0 + np.exp(-z))).tolist(), strict=True))
         name_keys = set(_keys(name)) if name else set()
         hit0 = model["name_in_title"] * len(name_keys)
         size0 = len(name_keys) + model["title_tokens"]
