@@ -12,7 +12,7 @@ is printed beside it, since synthetic abstracts are not real ones.
 
 Usage::
 
-    python bench/title_speed.py [--sizes 100000,1000000]
+    python bench/title_speed.py [--sizes 100000,1000000] [--sample]
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def verdict_of(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
 def load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -52,6 +56,11 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument(
+        "--sample", action="store_true",
+        help="no build: the CPU cost of a title on 3,000 papers from the middle of each size's corpus "
+        "(its vocabulary as big as that corpus makes it), and the wall time that gives on idle cores",
+    )
     args = parser.parse_args()
     if DEFAULT_DATA.exists():
         abstracts = [a for _, a in load(DEFAULT_DATA)]
@@ -63,6 +72,18 @@ def main() -> None:
             f"(one process, load {load_average()})"
         )
     for n in (int(s) for s in args.sizes.split(",")):
+        if args.sample:
+            sample = [p.abstract for p in Generator(n).papers(n // 2, n // 2 + 3000)]
+            started = time.process_time()
+            for a in sample:
+                derive_title(a)
+            cpu = (time.process_time() - started) / len(sample)
+            wall = cpu * n / (os.cpu_count() or 1)
+            target = TARGETS.get(n)
+            verdict = "" if target is None else f"   target <= {target:.0f} s  {verdict_of(wall <= target)}"
+            print(f"{n:>9,} abstracts: {cpu * 1e6:.0f} µs CPU/title (a sample of 3,000, load "
+                  f"{load_average()}): {wall:.0f} s of titles on {os.cpu_count()} idle cores{verdict}")
+            continue
         with tempfile.TemporaryDirectory() as folder:
             corpus, cache = Path(folder) / "corpus", Path(folder) / "cache"
             write_corpus(Generator(n).papers(), corpus)

@@ -23,6 +23,7 @@ import operator
 import re
 import zlib
 from functools import cache
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -546,7 +547,13 @@ class Reading:
         # A word whose tokens are this unlikely in the title never starts nor ends the best phrase:
         # the phrase without it scores higher (a token of probability p raises hit / (size - hit)
         # only when p > hit / size, about 0.2). Skipping them makes the search several times shorter.
-        likely = [bool(ks) and sum(p.get(k, 0.0) for k in ks) >= _LIKELY * len(ks) for ks in keys]
+        get = p.get
+        likely = [
+            get(ks[0], 0.0) >= _LIKELY
+            if len(ks) == 1
+            else bool(ks) and sum(map(get, ks, repeat(0.0))) >= _LIKELY * len(ks)
+            for ks in keys
+        ]  # fmt: skip
         ends = [
             likely[i] and content[i] and not (i + 1 < n and content[i + 1] and clause[i] == clause[i + 1])
             for i in range(n)
