@@ -3,12 +3,16 @@ synthetic corpus (bench._synth) for the rank-bm25 equivalence tests."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
 
 from bench._synth import Generator
+from retrieval import titlefile
 from retrieval.corpus import load_corpus
 from retrieval.index import BM25Params, Index, build_index
 from retrieval.models import Paper
@@ -45,3 +49,14 @@ def corpus_copy(tmp_path) -> Path:
     dest = tmp_path / "corpus"
     shutil.copytree(SEED_CORPUS, dest)
     return dest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_title_writer_left():
+    """A test that opens a big corpus starts a background title writer (retrieval/titlefile.py); one
+    still running when the tests end is stopped with its workers (its own process group)."""
+    yield
+    for process in list(titlefile._WRITERS.values()):
+        if process.poll() is None:
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, signal.SIGTERM)
