@@ -7,13 +7,16 @@ Reuse them rather than tokenizing, indexing or fitting rank-bm25 on the syntheti
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
 
 from bench._synth import Generator
-from retrieval import titles as text
+from retrieval import titlefile
 from retrieval.corpus import load_corpus
 from retrieval.index import BM25Params, Index, build_index, paper_tokens
 from retrieval.models import Paper
@@ -78,25 +81,12 @@ def corpus_copy(tmp_path) -> Path:
     return dest
 
 
-# -- a fake key phrase for the title rules' tests (retrieval/keyphrase.py's describe) -----------------
-
-SAEBENCH = (
-    "Sparse autoencoders are popular. We introduce SAEBench, a comprehensive evaluation suite for "
-    "sparse autoencoders. It has eight metrics."
-)
-
-
-@pytest.fixture
-def hook(monkeypatch):
-    """Install a fake keyphrase.describe; yields the list of its calls and its answer."""
-    calls: list[tuple] = []
-    answer: dict[str, object] = {"value": ""}
-
-    def describe(head, name):
-        calls.append((head, name))
-        if isinstance(answer["value"], Exception):
-            raise answer["value"]
-        return answer["value"]
-
-    monkeypatch.setattr(text, "_describe_hook", describe)
-    yield calls, answer
+@pytest.fixture(scope="session", autouse=True)
+def no_title_writer_left():
+    """A test that opens a big corpus starts a background title writer (retrieval/titlefile.py); one
+    still running when the tests end is stopped with its workers (its own process group)."""
+    yield
+    for process in list(titlefile._WRITERS.values()):
+        if process.poll() is None:
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, signal.SIGTERM)
