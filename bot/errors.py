@@ -19,6 +19,7 @@ from discord import app_commands
 
 from bot import render
 from bot.cooldown import wait_message
+from bot.limits import CONTENT_LIMIT
 from bot.ui import respond
 from retrieval.errors import QueryError, RetrievalError, UnknownPaperError
 
@@ -117,7 +118,7 @@ def user_message(error: BaseException, *, query: str | None = None) -> str | Non
 
 async def send_error(interaction: discord.Interaction, message: str) -> None:
     """Tell the user ``message`` ephemerally, whatever state the interaction is in."""
-    message = message[:2000]
+    message = message[:CONTENT_LIMIT]
     try:
         await respond.send(interaction, message, ephemeral=True)
     except discord.HTTPException:

@@ -10,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import PaperBot
+from bot.cogs import ShortText
 from bot.i18n import register
 from bot.services.base import Notice
 from bot.services.club import NOT_IN_A_SERVER
@@ -68,7 +69,7 @@ class ClubCog(commands.Cog, name="Club"):
     async def add(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
+        paper_id: ShortText,
         note: app_commands.Range[str, 1, NOTE_MAX] | None = None,
     ) -> None:
         """Add a paper to this server's reading list."""
@@ -88,7 +89,7 @@ class ClubCog(commands.Cog, name="Club"):
     @app_commands.describe(paper_id="A paper on the reading list (start typing to pick one)")
     @app_commands.rename(paper_id="id")
     async def remove(
-        self, interaction: discord.Interaction, paper_id: app_commands.Range[str, 1, 100]
+        self, interaction: discord.Interaction, paper_id: ShortText
     ) -> None:
         """Remove a paper from this server's reading list."""
         if interaction.guild_id is None:

@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs import ShortText
 from bot.i18n import register
 from bot.services.base import Confirmation, Notice
 from bot.services.club import NOT_IN_A_SERVER
@@ -162,8 +163,8 @@ class LibraryCog(commands.Cog, name="Library"):
     async def save(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        paper_id: ShortText,
+        list_name: ShortText | None = None,
         note: app_commands.Range[str, 1, NOTE_MAX] | None = None,
     ) -> None:
         """Save a paper to one of your lists."""
@@ -191,8 +192,8 @@ class LibraryCog(commands.Cog, name="Library"):
     async def unsave(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        paper_id: ShortText,
+        list_name: ShortText | None = None,
     ) -> None:
         """Remove a paper from your lists."""
         notice = await self.services.library.unsave(interaction.user.id, paper_id, list_name)
@@ -216,7 +217,7 @@ class LibraryCog(commands.Cog, name="Library"):
     @app_commands.describe(list_name="Which list to show (default: reading)")
     @app_commands.rename(list_name="list")
     async def saved(
-        self, interaction: discord.Interaction, list_name: app_commands.Range[str, 1, 100] | None = None
+        self, interaction: discord.Interaction, list_name: ShortText | None = None
     ) -> None:
         """Show the papers in one of your lists."""
         user_id = interaction.user.id
@@ -257,7 +258,7 @@ class LibraryCog(commands.Cog, name="Library"):
     @list_group.command(name="create", description="Create an empty list")
     @app_commands.describe(name="Name of the new list (letters, digits, spaces, - and _)")
     async def list_create(
-        self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100]
+        self, interaction: discord.Interaction, name: ShortText
     ) -> None:
         """Create an empty list."""
         notice = await self.services.library.create_list(interaction.user.id, name)
@@ -268,8 +269,8 @@ class LibraryCog(commands.Cog, name="Library"):
     async def list_rename(
         self,
         interaction: discord.Interaction,
-        old: app_commands.Range[str, 1, 100],
-        new: app_commands.Range[str, 1, 100],
+        old: ShortText,
+        new: ShortText,
     ) -> None:
         """Rename one of your lists."""
         notice = await self.services.library.rename_list(interaction.user.id, old, new)
@@ -284,7 +285,7 @@ class LibraryCog(commands.Cog, name="Library"):
     @list_group.command(name="delete", description="Delete a list and the papers saved in it")
     @app_commands.describe(name="The list to delete")
     async def list_delete(
-        self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100]
+        self, interaction: discord.Interaction, name: ShortText
     ) -> None:
         """Delete a list and the papers saved in it."""
         await self._confirm(interaction, await self.services.library.delete_list(interaction.user.id, name))
@@ -305,9 +306,9 @@ class LibraryCog(commands.Cog, name="Library"):
     async def list_move(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
-        to: app_commands.Range[str, 1, 100],
-        from_list: app_commands.Range[str, 1, 100] | None = None,
+        paper_id: ShortText,
+        to: ShortText,
+        from_list: ShortText | None = None,
     ) -> None:
         """Move a saved paper to another list."""
         notice = await self.services.library.move(interaction.user.id, paper_id, to, from_list)
@@ -341,9 +342,9 @@ class LibraryCog(commands.Cog, name="Library"):
     async def list_note(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
+        paper_id: ShortText,
         note: app_commands.Range[str, 1, NOTE_MAX] | None = None,
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        list_name: ShortText | None = None,
     ) -> None:
         """Set or clear the note on a saved paper."""
         notice = await self.services.library.set_note(interaction.user.id, paper_id, note, list_name)
@@ -375,7 +376,7 @@ class LibraryCog(commands.Cog, name="Library"):
         self,
         interaction: discord.Interaction,
         fmt: app_commands.Choice[str],
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        list_name: ShortText | None = None,
         scope: app_commands.Choice[str] | None = None,
     ) -> None:
         """Download your saved papers as BibTeX, Markdown or JSON."""
@@ -412,7 +413,7 @@ class LibraryCog(commands.Cog, name="Library"):
         self,
         interaction: discord.Interaction,
         file: discord.Attachment,
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        list_name: ShortText | None = None,
     ) -> None:
         """Add papers from a paperbot JSON export to your lists."""
         transfer = self.services.transfer

@@ -10,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import PaperBot
+from bot.cogs import ShortText
 from bot.cooldown import shared_cooldown
 from bot.i18n import register
 from bot.services.registry import Services
@@ -48,7 +49,7 @@ class RecommendCog(commands.Cog, name="Recommend"):
     async def recommend(
         self,
         interaction: discord.Interaction,
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        list_name: ShortText | None = None,
         public: bool = False,
     ) -> None:
         """Papers like the ones you saved."""

@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import PaperBot
+from bot.cogs import ShortText
 from bot.cooldown import shared_cooldown
 from bot.services.registry import Services
 from bot.services.search import ResultPage
@@ -44,8 +45,8 @@ class SearchCog(commands.Cog, name="Search"):
         self,
         interaction: discord.Interaction,
         query: app_commands.Range[str, 1, 300],
-        area: app_commands.Range[str, 1, 100] | None = None,
-        author: app_commands.Range[str, 1, 100] | None = None,
+        area: ShortText | None = None,
+        author: ShortText | None = None,
         limit: app_commands.Range[int, 1, 10] | None = None,
         public: bool = False,
     ) -> None:
@@ -76,7 +77,7 @@ class SearchCog(commands.Cog, name="Search"):
     async def paper(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
+        paper_id: ShortText,
         public: bool = False,
     ) -> None:
         """Show a paper's full abstract."""
@@ -110,7 +111,7 @@ class SearchCog(commands.Cog, name="Search"):
     async def similar(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
+        paper_id: ShortText,
         public: bool = False,
     ) -> None:
         """Papers similar to a given paper."""

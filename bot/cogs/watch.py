@@ -17,6 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import PaperBot
+from bot.cogs import ShortText
 from bot.i18n import register
 from bot.services.registry import Services
 from bot.services.watch import DirectMessage
@@ -72,8 +73,8 @@ class WatchCog(commands.Cog, name="Watch"):
         self,
         interaction: discord.Interaction,
         query: app_commands.Range[str, 1, 300],
-        area: app_commands.Range[str, 1, 100] | None = None,
-        author: app_commands.Range[str, 1, 100] | None = None,
+        area: ShortText | None = None,
+        author: ShortText | None = None,
     ) -> None:
         """Watch a query."""
         notice = await self.services.watch.add(interaction.user.id, query, area, author)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from bot import render
 from bot.export import render_export
+from bot.limits import MAX_CHOICES, OPTION_LIMIT
 from bot.render import code, truncate
 from bot.services.base import Context, Notice
 from bot.services.transfer import FORMATS, ExportFile
@@ -106,10 +107,10 @@ class ClubService:
         """``(label, id)`` of the list's papers whose id or title contains what was typed."""
         needle = typed.strip().casefold()
         return [
-            (truncate(f"{e.paper_id} — {e.title}", 100), e.paper_id)
+            (truncate(f"{e.paper_id} — {e.title}", OPTION_LIMIT), e.paper_id)
             for e in await self.ctx.store.club_list(guild_id)
             if not needle or needle in f"{e.paper_id} {e.title}".casefold()
-        ][:25]
+        ][:MAX_CHOICES]
 
     async def export(self, guild_id: int, fmt: str, *, size_limit: int | None = None) -> ExportFile | Notice:
         """/export scope:club: the server's list as ``bib``, ``md`` or ``json``."""

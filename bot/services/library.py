@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass
 
 from bot import render
+from bot.limits import MAX_CHOICES
 from bot.render import code, truncate
 from bot.services.base import Confirmation, Context, Notice, Suggestion
 from bot.services.search import page_count
@@ -21,7 +22,6 @@ log = logging.getLogger(__name__)
 
 HOW_TO_SAVE = "Save papers with /save or the Save select under /search results."
 #: Most suggestions an autocomplete answer holds (Discord's limit).
-MAX_SUGGESTIONS = 25
 
 
 def list_label(name: str) -> str:
@@ -313,7 +313,7 @@ class LibraryService:
             elif needle in title.casefold() or needle in pid.casefold():
                 scored.append((1, pid, title))
         scored.sort()
-        return [Suggestion(f"{pid} — {title}", pid) for _, pid, title in scored[:MAX_SUGGESTIONS]]
+        return [Suggestion(f"{pid} — {title}", pid) for _, pid, title in scored[:MAX_CHOICES]]
 
     async def list_suggestions(self, user_id: int, typed: str, *, new: bool = False) -> list[Suggestion]:
         """The user's lists containing what was typed, with their counts.
@@ -327,7 +327,7 @@ class LibraryService:
         matches.sort(key=lambda info: (not info.name.casefold().startswith(needle), info.name.casefold()))
         found = [
             Suggestion(f"{info.name} ({plural(info.count, 'paper')})", info.name)
-            for info in matches[:MAX_SUGGESTIONS]
+            for info in matches[:MAX_CHOICES]
         ]
         if not new:
             return found
@@ -338,4 +338,4 @@ class LibraryService:
             extra.append(Suggestion(f"{shown} (new list)", shown))
         elif not shown and list_key(DEFAULT_LIST) not in known:
             extra.append(Suggestion(f"{DEFAULT_LIST} (default list)", DEFAULT_LIST))
-        return (extra + found)[:MAX_SUGGESTIONS]
+        return (extra + found)[:MAX_CHOICES]

@@ -16,7 +16,7 @@ from typing import Any
 
 import discord
 
-from bot import render
+from bot import limits, render
 from bot.services.admin import ReindexOutcome, Stats
 from bot.ui import embeds as E
 from bot.ui.paginator import Page, PageSource
@@ -59,7 +59,7 @@ def _ids(ids: Sequence[str], limit: int = REPORT_LINES, titles: dict[str, str] |
         lines.append(", ".join(rest))
     if len(ids) > limit:
         lines.append(f"+{len(ids) - limit} more")
-    return E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT)
+    return E.truncate("\n".join(lines), limits.FIELD_VALUE_LIMIT)
 
 
 def _are(count: int) -> str:
@@ -163,7 +163,7 @@ def _summary(outcome: ReindexOutcome, sections: Sequence[Section]) -> tuple[disc
     rejected = len(report.rejected_files)
     files = plural(len(report.files_read), "file") + (f" ({rejected} more rejected)" if rejected else "")
     embed = discord.Embed(
-        title=E.truncate(f"Reindex done — now serving {plural(report.papers, 'paper')}", E.TITLE_LIMIT),
+        title=E.truncate(f"Reindex done — now serving {plural(report.papers, 'paper')}", limits.TITLE_LIMIT),
         description=E.truncate(
             f"`{corpus}` · {files} · {how} · {elapsed:.1f} s in all. "
             "Searches switched to the new index at once."
@@ -173,7 +173,7 @@ def _summary(outcome: ReindexOutcome, sections: Sequence[Section]) -> tuple[disc
                 else " This corpus is served until the next plain /admin reindex or a restart, which "
                 "read the configured CORPUS_PATH; set CORPUS_PATH to keep it."
             ),
-            E.DESCRIPTION_LIMIT,
+            limits.DESCRIPTION_LIMIT,
         ),
         colour=E.BRAND,
     )
@@ -182,7 +182,7 @@ def _summary(outcome: ReindexOutcome, sections: Sequence[Section]) -> tuple[disc
         value=E.truncate(
             f"+{len(report.added):,} added · −{len(report.removed):,} removed · "
             f"{report.unchanged:,} unchanged\n{counts_line(report)}",
-            E.FIELD_VALUE_LIMIT,
+            limits.FIELD_VALUE_LIMIT,
         ),
         inline=False,
     )
@@ -232,7 +232,7 @@ def _saved_papers(outcome: ReindexOutcome) -> str:
     if after is not None and (lines or after.missing_from_corpus):
         missing = after.missing_from_corpus
         lines.append(f"{plural(missing, 'saved paper')} in all {_are(missing)} not in the corpus now.")
-    return E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT)
+    return E.truncate("\n".join(lines), limits.FIELD_VALUE_LIMIT)
 
 
 class ReportSource(PageSource):
@@ -321,7 +321,7 @@ def stats_embed(stats: Stats) -> discord.Embed:
             f"{plural(stats.papers, 'paper')} · {plural(stats.areas, 'area')} · "
             f"{plural(stats.files, 'file')}\n"
             f"`{stats.corpus_path}`",
-            E.FIELD_VALUE_LIMIT,
+            limits.FIELD_VALUE_LIMIT,
         ),
         inline=False,
     )

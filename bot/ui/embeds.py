@@ -18,26 +18,23 @@ from dataclasses import dataclass
 import discord
 
 from bot import render
+from bot.limits import (
+    AUTHOR_NAME_LIMIT,
+    CONTENT_LIMIT,
+    DESCRIPTION_LIMIT,
+    EMBED_TOTAL,
+    EMBEDS_PER_MESSAGE,
+    FIELD_NAME_LIMIT,
+    FIELD_VALUE_LIMIT,
+    FIELDS_PER_EMBED,
+    FOOTER_LIMIT,
+    OPTION_LIMIT,
+    TITLE_LIMIT,
+)
 from bot.render import ELLIPSIS as ELLIPSIS  # re-exported: callers use E.truncate
 from bot.render import truncate
 from retrieval.english import plural
 from retrieval.models import Answer, Hit, Paper
-
-# Discord's documented limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
-CONTENT_LIMIT = 2000
-EMBEDS_PER_MESSAGE = 10
-EMBED_TOTAL = 6000
-TITLE_LIMIT = 256
-DESCRIPTION_LIMIT = 4096
-FIELDS_PER_EMBED = 25
-FIELD_NAME_LIMIT = 256
-FIELD_VALUE_LIMIT = 1024
-FOOTER_LIMIT = 2048
-AUTHOR_NAME_LIMIT = 256
-LABEL_LIMIT = 80  # button labels (select option labels/values/descriptions allow 100)
-OPTION_LIMIT = 100
-OPTIONS_PER_SELECT = 25
-CUSTOM_ID_LIMIT = 100
 
 BRAND = discord.Colour.from_rgb(88, 101, 242)
 EMPTY = "—"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import limits
 from bot.services.search import ResultPage
 from bot.ui import embeds as E
 from bot.ui import respond
@@ -57,7 +58,7 @@ def hit_option(hit: Hit) -> discord.SelectOption:
 
 def hit_options(hits: tuple[Hit, ...] | list[Hit]) -> list[discord.SelectOption]:
     """Options for a page's hits (at most 25, never two with one value: Discord rejects that)."""
-    options = [hit_option(hit) for hit in hits[: E.OPTIONS_PER_SELECT]]
+    options = [hit_option(hit) for hit in hits[: limits.OPTIONS_PER_SELECT]]
     return list({o.value: o for o in options}.values())
 
 
