@@ -15,10 +15,7 @@ Export formats and import parsing are not here: :mod:`bot.export` formats what
 :meth:`Store.export_items` returns and parses files into what :meth:`Store.import_items` takes.
 """
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from bot.store.base import DRIVER_LOADERS, CorpusLookup, Store, is_url
+from bot.store.base import CorpusLookup, Store, is_url
 from bot.store.errors import (
     ClubLimitError,
     CopyConflictError,
@@ -71,27 +68,6 @@ from bot.store.records import (
 )
 from bot.store.sqlite import SQLiteStore
 
-if TYPE_CHECKING:
-    from bot.store.postgres import PostgresStore
-
-
-def _load_postgres(target: str | Path) -> None:
-    if is_url(target):
-        import bot.store.postgres  # noqa: F401 - registers the driver (a Store subclass)
-
-
-DRIVER_LOADERS.append(_load_postgres)
-
-
-def __getattr__(name: str) -> Any:
-    # The PostgreSQL driver (asyncpg) is imported when first asked for: Store.open does for a URL, so
-    # a bot on the embedded SQLite file never loads it (~2 MB of private memory per process).
-    if name == "PostgresStore":
-        from bot.store.postgres import PostgresStore
-
-        return PostgresStore
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 __all__ = [
     "DEFAULT_LIST",
     "LIST_NAME_MAX",
@@ -126,7 +102,6 @@ __all__ = [
     "PaperSnapshot",
     "IndexGeneration",
     "ReconcileResult",
-    "PostgresStore",
     "SQLiteStore",
     "SaveResult",
     "SavedItem",

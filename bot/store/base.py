@@ -1,9 +1,10 @@
 """The one storage interface: :class:`Store`. Callers never see which database runs behind it.
 
-Drivers implement it; :meth:`Store.open` gives the target to the first that accepts it:
+:meth:`Store.open` picks the driver from the target:
 
 * a path → :class:`bot.store.sqlite.SQLiteStore` (one embedded file; the default);
-* a ``postgresql://`` URL → :class:`bot.store.postgres.PostgresStore` (many processes, one server).
+* a ``postgresql://`` URL → :class:`bot.store.postgres.PostgresStore` (many processes, one server;
+  imported only then, so a bot on the SQLite file never loads asyncpg).
 
 Both share the rules and the SQL in :class:`bot.store.sql.SqlStore`. Adding a feature's table: a
 numbered migration per backend (``bot/store/migrations/<backend>/NNNN_name.sql``), then an
@@ -58,20 +59,6 @@ def is_url(target: str | Path) -> bool:
     return isinstance(target, str) and target.split("://", 1)[0].lower() in {"postgresql", "postgres"}
 
 
-#: Called with each target before :meth:`Store.open` looks for its driver: a package that imports a
-#: driver only when a target needs it (PostgreSQL's asyncpg) registers its loader here.
-DRIVER_LOADERS: list[Callable[[str | Path], None]] = []
-
-
-def _drivers(cls: type[Store]) -> list[type[Store]]:
-    """Every concrete subclass of ``cls`` (the drivers the package imported), most derived first."""
-    found: list[type[Store]] = []
-    for sub in cls.__subclasses__():
-        found += _drivers(sub)
-        found.append(sub)
-    return found
-
-
 class Store(abc.ABC):
     """Per-user saved-paper lists. Open with ``await Store.open(path_or_url)``.
 
@@ -100,26 +87,23 @@ class Store(abc.ABC):
         """
         if max_saved_per_user < 1 or max_lists_per_user < 1:
             raise ValueError("caps must be at least 1")
-        for load in DRIVER_LOADERS:  # drivers imported when first needed (bot/store/__init__.py)
-            load(target)
-        for driver in _drivers(Store):
-            if driver.accepts(target):
-                return await driver.connect(
-                    target, max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
-                )
-        raise DatabaseError(f"No database driver opens {target!r}.", target=str(target))
+        driver: type[Store]
+        if is_url(target):
+            from bot.store.postgres import PostgresStore as driver  # asyncpg: ~2 MB, loaded when used
+        elif isinstance(target, str) and "://" in target:
+            raise DatabaseError(f"No database driver opens {target!r}.", target=target)
+        else:
+            from bot.store.sqlite import SQLiteStore as driver
+        return await driver.connect(
+            target, max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
+        )
 
     @classmethod
-    def accepts(cls, target: str | Path) -> bool:
-        """True when this driver opens ``target`` (each driver says which targets are its own)."""
-        return False
-
-    @classmethod
+    @abc.abstractmethod
     async def connect(
         cls, target: str | Path, *, max_saved_per_user: int, max_lists_per_user: int
     ) -> Store:
         """Open this driver's database at ``target`` (called by :meth:`open`)."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------------------- lifecycle
 
@@ -136,10 +120,6 @@ class Store(abc.ABC):
     ) -> None:
         """Close the store, whatever happened inside the block."""
         await self.close()
-
-    @abc.abstractmethod
-    async def integrity_check(self) -> str:
-        """``"ok"``, or the problems the database finds in itself."""
 
     # ---------------------------------------------------------------------------------- saving
 

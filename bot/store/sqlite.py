@@ -188,11 +188,6 @@ class SQLiteStore(SqlStore):
     # ---------------------------------------------------------------------------- open / close
 
     @classmethod
-    def accepts(cls, target: str | Path) -> bool:
-        """Any target that is not a URL is a SQLite file."""
-        return isinstance(target, Path) or "://" not in str(target)
-
-    @classmethod
     async def connect(
         cls, target: str | Path, *, max_saved_per_user: int, max_lists_per_user: int
     ) -> SQLiteStore:
@@ -339,14 +334,6 @@ class SQLiteStore(SqlStore):
                 # StoreErrors raised on purpose (caps, not found...) and cancellation: undo everything.
                 await _rollback(db)
                 raise
-
-    async def integrity_check(self) -> str:
-        """Run SQLite's full ``PRAGMA integrity_check``; returns ``"ok"`` or the problems found."""
-
-        async def op(tx: Tx) -> str:
-            return "\n".join(str(r[0]) for r in await tx.fetch("PRAGMA integrity_check"))
-
-        return await self._run(op, write=False)
 
     # ------------------------------------------------------------------------- the shared index
 

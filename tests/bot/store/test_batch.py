@@ -19,6 +19,7 @@ from bot.store import (
 )
 from bot.store.batch import SaveBatcher, SaveRequest
 from retrieval.models import Paper
+from tests.support.store import integrity_check
 
 
 def paper(i: int) -> Paper:
@@ -97,7 +98,7 @@ async def test_a_caller_cancelled_while_waiting_is_never_written(store_target) -
             if u % 2 == 0:
                 kept.add(paper(100 + u).id)
             assert await store.saved_ids(u) == kept
-        assert await store.integrity_check() == "ok"
+        assert await integrity_check(store) == "ok"
 
 
 @pytest.mark.postgres

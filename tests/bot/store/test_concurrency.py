@@ -18,6 +18,7 @@ from bot.settings import PROJECT_ROOT
 from bot.store import DEFAULT_LIST, DatabaseBusyError, ListExistsError, SavedLimitError, Store, sql
 from bot.store import sqlite as store_sqlite
 from retrieval.models import Paper
+from tests.support.store import integrity_check
 
 CHILD = Path(__file__).with_name("_store_child.py")
 
@@ -63,7 +64,7 @@ async def test_200_concurrent_saves_from_50_users_one_store(store_target) -> Non
         assert await all_rows(store, users) == expected
         stats = await store.stats()
         assert (stats.saved_items, stats.users, stats.snapshots) == (200, 50, 200)
-        assert await store.integrity_check() == "ok"
+        assert await integrity_check(store) == "ok"
 
 
 async def test_two_stores_on_one_file_save_concurrently(store_target) -> None:
@@ -262,7 +263,7 @@ def assert_all_saved(target: Path | str, reported: list[tuple[int, str]]) -> Non
 
     async def check() -> None:
         async with await Store.open(target) as store:
-            assert await store.integrity_check() == "ok"
+            assert await integrity_check(store) == "ok"
             by_user: dict[int, set[str]] = {}
             for uid, pid in reported:
                 by_user.setdefault(uid, set()).add(pid)
@@ -318,7 +319,7 @@ async def test_cancelled_operations_leave_the_store_usable(store_target) -> None
             result = await store.save_paper(5, paper(1000 + steps))
             assert result.created
         assert {paper(1000 + s).id for s in range(15)} <= await store.saved_ids(5)
-        assert await store.integrity_check() == "ok"
+        assert await integrity_check(store) == "ok"
 
 
 async def test_busy_timeout_waits_for_another_writer(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ from bot.store import sql as store_sql
 from bot.store.records import clean_text
 from bot.store.sqlite import MIGRATIONS, SCHEMA_VERSION
 from retrieval.models import Paper
+from tests.support.store import integrity_check
 
 ALICE, BOB = 111_111_111_111_111_111, 222_222_222_222_222_222
 
@@ -82,7 +83,7 @@ async def test_open_creates_folder_wal_schema(tmp_path: Path) -> None:
     async with await Store.open(path) as s:
         assert s.path == path
         assert path.exists()
-        assert await s.integrity_check() == "ok"
+        assert await integrity_check(s) == "ok"
     raw = sqlite3.connect(path)
     try:
         assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -821,7 +822,7 @@ async def test_migrate_from_earlier_version(tmp_path: Path, version: int) -> Non
     path = tmp_path / f"v{version}.db"
     build_legacy(path, version)
     async with await Store.open(path) as s:
-        assert await s.integrity_check() == "ok"
+        assert await integrity_check(s) == "ok"
         if LEGACY_DATA[version]:
             page = await s.get_list(42, "to read")
             assert page.list_name == "To Read" and page.total == 1
