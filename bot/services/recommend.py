@@ -87,13 +87,6 @@ class RecommendService:
         )
         return Pool(tuple(recs), shown, len(ordered))
 
-    async def page(
-        self, user_id: int, list_name: str | None = None, *, page: int = 0, per_page: int | None = None
-    ) -> ResultPage:
-        """Page ``page`` of the recommendations, or a notice saying why there are none."""
-        pool = await self.pool(user_id, list_name)
-        return self.render(pool, page=page, per_page=per_page)
-
     def render(self, pool: Pool, *, page: int = 0, per_page: int | None = None) -> ResultPage:
         """Page ``page`` of an already ranked pool."""
         size = per_page or self.ctx.settings.page_size

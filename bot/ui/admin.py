@@ -123,7 +123,7 @@ def _fit(lines: Sequence[str], budget: int, limit: int = REPORT_LINES) -> list[s
 
 
 def reindex_pages(outcome: ReindexOutcome) -> list[discord.Embed]:
-    """The reindex report: the summary (:func:`reindex_embed`), then, when a list is longer than the
+    """The reindex report: the summary, then, when a list is longer than the
     summary shows, pages listing the rest, every line whole. Each page is one embed within Discord's
     limits (description ≤ 4096, the whole ≤ 6000)."""
     report = outcome.report
@@ -143,13 +143,6 @@ def reindex_pages(outcome: ReindexOutcome) -> list[discord.Embed]:
             )
             rest, start = rest[len(chunk) :], end
     return pages
-
-
-def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
-    """The summary page of the reindex report (see :func:`reindex_pages`)."""
-    report = outcome.report
-    assert report is not None  # noqa: S101 - a failed reindex has no report and no embed
-    return _summary(outcome, _sections(report))[0]
 
 
 def _summary(outcome: ReindexOutcome, sections: Sequence[Section]) -> tuple[discord.Embed, list[int]]:
@@ -261,7 +254,6 @@ class ProgressMessage:
         self.corpus = corpus
         self.interval = PROGRESS_EDIT_INTERVAL if interval is None else interval
         self.started = time.monotonic()
-        self.edits = 0
         self._last_edit = float("-inf")
         self._pending: tuple[str, int, int] | None = None
         self._flusher: asyncio.Task[None] | None = None
@@ -297,7 +289,6 @@ class ProgressMessage:
                 # The token lives 15 minutes; a very long build can outlive it. The log still has the report.
                 log.warning("could not update the reindex message: %s", exc)
             self._last_edit = time.monotonic()
-            self.edits += 1
             return message
 
     async def finish(self, **kwargs: Any) -> discord.InteractionMessage | None:

@@ -63,10 +63,6 @@ def shorten_authors(authors: Sequence[str], et_al: bool = False, *, keep: int = 
     return truncate(text, limit)
 
 
-def _embed_length(embed: discord.Embed) -> int:
-    return len(embed)
-
-
 def clamp_embed(embed: discord.Embed) -> discord.Embed:
     """Make one embed respect every per-part limit (in place) and drop empty fields; return it."""
     if embed.title:
@@ -99,8 +95,8 @@ def fit_embeds(embeds: Iterable[discord.Embed], *, total: int = EMBED_TOTAL) -> 
     fit even with a short description is dropped (the earlier, more relevant ones are kept whole).
     """
     result = [clamp_embed(e) for e in list(embeds)[:EMBEDS_PER_MESSAGE]]
-    while result and sum(_embed_length(e) for e in result) > total:
-        excess = sum(_embed_length(e) for e in result) - total
+    while result and sum(len(e) for e in result) > total:
+        excess = sum(len(e) for e in result) - total
         for embed in reversed(result):
             if embed.description and len(embed.description) > 20:
                 keep = max(20, len(embed.description) - excess)
@@ -109,7 +105,7 @@ def fit_embeds(embeds: Iterable[discord.Embed], *, total: int = EMBED_TOTAL) -> 
         else:
             result.pop()
             continue
-        if sum(_embed_length(e) for e in result) > total and all(
+        if sum(len(e) for e in result) > total and all(
             not e.description or len(e.description) <= 20 for e in result
         ):
             result.pop()
@@ -207,11 +203,6 @@ class PaperReply:
 
     messages: list[list[discord.Embed]]
     file: tuple[str, bytes] | None = None
-
-
-def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
-    """The first message of :func:`paper_reply` (the metadata and the start of the abstract)."""
-    return paper_reply(paper, saved=saved).messages[0]
 
 
 def paper_reply(paper: Paper, *, saved: bool = False) -> PaperReply:
