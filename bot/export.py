@@ -41,7 +41,7 @@ from bot.store import (
     StoreError,
     normalize_list_name,
 )
-from bot.store.records import clean_text
+from bot.store.records import clean_text, iso, utc
 from retrieval.english import plural
 from retrieval.titles import derive_title
 
@@ -78,15 +78,6 @@ def group_by_list(
     for item in items:
         groups.setdefault(item.list_name, []).append(item)
     return list(groups.items())
-
-
-def _iso(moment: datetime | None) -> str | None:
-    """ISO-8601 UTC text of a moment (naive means UTC), or None."""
-    if moment is None:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def _one_line(text: str) -> str:
@@ -443,7 +434,7 @@ def to_bibtex(
     ``keywords``: a bibliography must not cite the same work twice. The user's note goes to ``annote``.
     ``derived``: ids of the papers whose title paperbot derived (see :func:`derived_titles`).
     """
-    when = _iso(exported_at or datetime.now(UTC))
+    when = iso(exported_at or datetime.now(UTC))
     keys = citation_keys(items)
     lists_of: dict[str, list[str]] = {}
     for item in items:
@@ -537,7 +528,7 @@ def _item_json(item: SavedItem, derived: Collection[str] = ()) -> dict[str, Any]
         "abstract": item.abstract,
         "url": item.url,
         "note": item.note,
-        "saved_at": _iso(item.saved_at),
+        "saved_at": iso(item.saved_at),
         "in_corpus": item.in_corpus,
     }
 
@@ -555,11 +546,11 @@ def to_json(
     document = {
         "format": JSON_FORMAT,
         "version": JSON_VERSION,
-        "exported_at": _iso(exported_at or datetime.now(UTC)),
+        "exported_at": iso(exported_at or datetime.now(UTC)),
         "lists": [
             {
                 "name": name,
-                "created_at": _iso(created.get(name)),
+                "created_at": iso(created[name]) if name in created else None,
                 "items": [_item_json(i, derived) for i in group],
             }
             for name, group in group_by_list(items, lists)
@@ -581,10 +572,9 @@ def _parse_time(value: object) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        moment = datetime.fromisoformat(value)
+        return utc(datetime.fromisoformat(value))
     except ValueError:
         return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _text_field(record: dict[str, Any], name: str, limit: int, *, required: bool = False) -> str:
@@ -723,9 +713,7 @@ def parse_json(data: str, *, note_max: int = NOTE_MAX, id_max: int = PAPER_ID_MA
         lists.append(
             ImportedList(name=name, created_at=_parse_time(raw.get("created_at")), items=tuple(items))
         )
-    if len(errors) > ERRORS_MAX:
-        errors = [*errors[:ERRORS_MAX], f"… and {len(errors) - ERRORS_MAX} more problems"]
-    return ParsedImport(lists=tuple(lists), errors=tuple(errors))
+    return ParsedImport(lists=tuple(lists), errors=_capped(errors))
 
 
 # ------------------------------------------------------------------------------ store round trips
@@ -813,7 +801,12 @@ async def import_file(
     except ValueError as exc:
         raise ImportFormatError(str(exc)) from exc
     result = await store.import_items(user_id, parsed.lists, list_name, corpus=corpus)
-    errors = [*parsed.errors, *result.errors]
-    if len(errors) > ERRORS_MAX:
-        errors = [*errors[:ERRORS_MAX], f"… and {len(errors) - ERRORS_MAX} more problems"]
-    return ImportResult(added=result.added, skipped=result.skipped, errors=tuple(errors))
+    errors = _capped([*parsed.errors, *result.errors])
+    return ImportResult(added=result.added, skipped=result.skipped, errors=errors)
+
+
+def _capped(errors: Sequence[str]) -> tuple[str, ...]:
+    """At most :data:`ERRORS_MAX` messages, then one line counting the rest."""
+    if len(errors) <= ERRORS_MAX:
+        return tuple(errors)
+    return (*errors[:ERRORS_MAX], f"… and {len(errors) - ERRORS_MAX} more problems")

@@ -8,6 +8,7 @@ they are; each store method is one transaction, so nothing is half-done.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot import render
@@ -27,6 +28,12 @@ HOW_TO_SAVE = "Save papers with /save or the Save select under /search results."
 def list_label(name: str) -> str:
     """A list name shown in text (names are letters, digits, spaces, - and _, so nothing to escape)."""
     return f"“{name}”"
+
+
+def find_list(lists: Iterable[ListInfo], name: str) -> ListInfo | None:
+    """The list of ``lists`` called ``name`` (ignoring case and runs of spaces, as the store does)."""
+    key = list_key(" ".join(name.split()))
+    return next((info for info in lists if list_key(info.name) == key), None)
 
 
 @dataclass(frozen=True)
@@ -73,9 +80,7 @@ class LibraryService:
 
     async def find_list(self, user_id: int, name: str) -> ListInfo | None:
         """The user's list called ``name`` (ignoring case), or None."""
-        key = list_key(name.strip())
-        lists = await self.ctx.store.list_lists(user_id)
-        return next((info for info in lists if list_key(info.name) == key), None)
+        return find_list(await self.ctx.store.list_lists(user_id), name)
 
     # -- saving -------------------------------------------------------------------------------
 

@@ -372,3 +372,8 @@ def check_user(user_id: int) -> int:
 def utc(moment: datetime) -> datetime:
     """A moment as tz-aware UTC (naive means UTC)."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """Fixed-width ISO-8601 UTC text (microseconds), so that text order is time order."""
+    return utc(moment).isoformat(timespec="microseconds")

@@ -39,7 +39,7 @@ import aiosqlite
 from bot.store.base import IndexLock
 from bot.store.errors import DatabaseBusyError, DatabaseCorruptError, DatabaseError
 from bot.store.migrations import load as load_migrations
-from bot.store.records import utc
+from bot.store.records import iso
 from bot.store.sql import SqlStore, Tx
 
 log = logging.getLogger("bot.store")
@@ -67,13 +67,8 @@ _CAUSES = {
 }
 
 
-def _ts(moment: datetime) -> str:
-    """Fixed-width UTC text, so that string order is time order."""
-    return utc(moment).isoformat(timespec="microseconds")
-
-
 def _params(args: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(_ts(a) if isinstance(a, datetime) else a for a in args)
+    return tuple(iso(a) if isinstance(a, datetime) else a for a in args)
 
 
 def _code(exc: sqlite3.Error) -> int:
