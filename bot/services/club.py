@@ -89,8 +89,7 @@ class ClubService:
             return Notice(
                 f"Paper {code(paper_id.strip())} is not on this server's reading list. /club show lists it."
             )
-        title = render.title(entry.title or entry.paper_id, 150)
-        return Notice(f"Removed **{title}** ({code(entry.paper_id)}) from this server's reading list.")
+        return Notice(f"Removed {render.named(entry.title, entry.paper_id)} from this server's reading list.")
 
     async def show(self, guild_id: int) -> ClubPage | Notice:
         """/club show: the entries, or a notice when the list is empty."""

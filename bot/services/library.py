@@ -111,12 +111,10 @@ class LibraryService:
         """The Save button or select under a result: the default list, a short confirmation."""
         paper = self.ctx.paper(paper_id)
         result = await self.ctx.store.save_paper(user_id, paper)
-        title = render.title(paper.title or paper.id, 150)
+        title = render.named(paper.title, paper.id)
         if result.created:
-            return Notice(
-                f"Saved **{title}** ({code(paper.id)}) to your list *{result.list_name}*. See it with /saved."
-            )
-        return Notice(f"**{title}** ({code(paper.id)}) is already in your list *{result.list_name}*.")
+            return Notice(f"Saved {title} to your list *{result.list_name}*. See it with /saved.")
+        return Notice(f"{title} is already in your list *{result.list_name}*.")
 
     async def unsave(self, user_id: int, paper_id: str, list_name: str | None = None) -> Notice:
         """/unsave: remove a paper from every list, or only from ``list_name``."""

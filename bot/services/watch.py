@@ -86,7 +86,7 @@ def search_command(watch: WatchInfo) -> str:
 
 def alert_lines(alert: WatchAlert) -> list[str]:
     """The lines of one watch's part of a DM: its papers, then "+N more" and the /search."""
-    lines = [f"• **{render.title(p.title or p.id, 150)}** ({code(p.id)})" for p in alert.matches.papers]
+    lines = [f"• {render.named(p.title, p.id)}" for p in alert.matches.papers]
     if alert.more:
         lines.append(f"+{alert.more} more: {search_command(alert.watch)}")
     return lines

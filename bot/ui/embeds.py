@@ -63,6 +63,12 @@ def shorten_authors(authors: Sequence[str], et_al: bool = False, *, keep: int = 
     return truncate(text, limit)
 
 
+def byline(paper: Paper) -> str:
+    """``A, B et al. · Area``: a paper's first authors and its area, on one line (not escaped)."""
+    detail = shorten_authors(paper.authors, paper.et_al, keep=2)
+    return f"{detail} · {paper.area}" if paper.area else detail
+
+
 def clamp_embed(embed: discord.Embed) -> discord.Embed:
     """Make one embed respect every per-part limit (in place) and drop empty fields; return it."""
     if embed.title:
@@ -110,11 +116,6 @@ def fit_embeds(embeds: Iterable[discord.Embed], *, total: int = EMBED_TOTAL) -> 
         ):
             result.pop()
     return result
-
-
-def paper_title(paper: Paper) -> str:
-    """The paper's title, escaped, within the embed title limit."""
-    return render.title(paper.title or paper.id, TITLE_LIMIT)
 
 
 def hit_embed(hit: Hit, *, saved: bool = False, reason: str | None = None) -> discord.Embed:
@@ -210,7 +211,8 @@ def paper_reply(paper: Paper, *, saved: bool = False) -> PaperReply:
     embeds of at most :data:`PAPER_PART_CHARS`, two a message; over :data:`PAPER_MESSAGES_MAX`
     messages, the first part and the whole abstract attached as a Markdown file. The footer says
     which (and marks a derived title)."""
-    meta = discord.Embed(title=paper_title(paper), url=paper.url or None, colour=BRAND)
+    title = render.title(paper.title or paper.id, TITLE_LIMIT)
+    meta = discord.Embed(title=title, url=paper.url or None, colour=BRAND)
     meta.add_field(name="Authors", value=all_authors(paper), inline=False)
     meta.add_field(name="Area", value=paper.area or EMPTY, inline=True)
     meta.add_field(name="ID", value=render.code(paper.id), inline=True)

@@ -46,13 +46,10 @@ def result_content(page: ResultPage) -> str:
 def hit_option(hit: Hit) -> discord.SelectOption:
     """A select option for a hit: title as label, id as value, authors · area as description."""
     paper = hit.paper
-    detail = E.shorten_authors(paper.authors, paper.et_al, keep=2)
-    if paper.area:
-        detail += f" · {paper.area}"
     return discord.SelectOption(
         label=E.label(f"{hit.rank}. {paper.title or paper.id}"),
         value=E.label(paper.id),
-        description=E.label(detail),
+        description=E.label(E.byline(paper)),
     )
 
 
