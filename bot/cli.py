@@ -178,7 +178,7 @@ def _db(argv: Sequence[str]) -> int:
     import asyncio
 
     from bot.settings import mask_url as label  # a path is shown as it is
-    from bot.store import CopyConflictError, DatabaseError, Store, StoreError
+    from bot.store import CopyConflictError, DatabaseError, StoreError, open_store
     from bot.store.base import is_url
     from bot.store.errors import cause_of
 
@@ -187,14 +187,14 @@ def _db(argv: Sequence[str]) -> int:
             print(f"paperbot: cannot copy from {args.source}: no such file", file=sys.stderr)
             return 2
         try:
-            source = await Store.open(args.source)
+            source = await open_store(args.source)
         except (StoreError, OSError) as exc:
             where = label(args.source)
             print(f"paperbot: cannot open the database {where}: {cause_of(exc)}", file=sys.stderr)
             return 2
         try:
             try:
-                target = await Store.open(args.target)
+                target = await open_store(args.target)
             except (StoreError, OSError) as exc:
                 where = label(args.target)
                 print(f"paperbot: cannot open the database {where}: {cause_of(exc)}", file=sys.stderr)

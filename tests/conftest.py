@@ -96,7 +96,7 @@ def postgres_url(pg_server: PostgresServer | None, monkeypatch: pytest.MonkeyPat
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str | Path]:
-    """What ``Store.open`` takes, once per backend: a SQLite file, then a PostgreSQL database."""
+    """What ``open_store`` takes, once per backend: a SQLite file, then a PostgreSQL database."""
     if request.param == "sqlite":
         yield tmp_path / "data" / "saved.db"
     else:

@@ -21,7 +21,7 @@ from bot.services.recommend import RecommendService
 from bot.services.search import SearchService
 from bot.services.transfer import TransferService
 from bot.services.watch import WatchService
-from bot.store import DatabaseError, Store, StoreError
+from bot.store import DatabaseError, StoreError, open_store
 from bot.store.errors import cause_of
 from retrieval.errors import RetrievalError
 
@@ -77,7 +77,7 @@ async def open_services(settings: Settings, *, started_at: dt.datetime | None = 
     """
     target = settings.database_target
     try:
-        store: Any = await Store.open(
+        store: Any = await open_store(
             target,
             max_saved_per_user=settings.max_saved_per_user,
             max_lists_per_user=settings.max_lists_per_user,

@@ -1,6 +1,6 @@
 """Saved-paper lists that never lose a paper: one interface, two databases.
 
-``await Store.open(target)`` opens a SQLite file (a path: the embedded default) or a PostgreSQL
+``await open_store(target)`` opens a SQLite file (a path: the embedded default) or a PostgreSQL
 database (a ``postgresql://`` URL, from ``DATABASE_URL``). Every SQL statement of paperbot lives in
 this package:
 
@@ -14,6 +14,8 @@ this package:
 Export formats and import parsing are not here: :mod:`bot.export` formats what
 :meth:`Store.export_items` returns and parses files into what :meth:`Store.import_items` takes.
 """
+
+from pathlib import Path
 
 from bot.store.base import CorpusLookup, Store, is_url
 from bot.store.errors import (
@@ -68,7 +70,35 @@ from bot.store.records import (
 )
 from bot.store.sqlite import SQLiteStore
 
+
+async def open_store(
+    target: str | Path,
+    *,
+    max_saved_per_user: int = MAX_SAVED_PER_USER,
+    max_lists_per_user: int = MAX_LISTS_PER_USER,
+) -> Store:
+    """Open (and migrate) the store at ``target``: a SQLite path or a ``postgresql://`` URL.
+
+    Raises:
+        DatabaseError (or a subclass): the database cannot be opened, migrated or written; the
+            message names the target (password masked) and the cause.
+    """
+    if max_saved_per_user < 1 or max_lists_per_user < 1:
+        raise ValueError("caps must be at least 1")
+    driver: type[Store]
+    if is_url(target):
+        from bot.store.postgres import PostgresStore as driver  # asyncpg: ~2 MB, loaded when used
+    elif isinstance(target, str) and "://" in target:
+        raise DatabaseError(f"No database driver opens {target!r}.", target=target)
+    else:
+        driver = SQLiteStore
+    return await driver.connect(
+        target, max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
+    )
+
+
 __all__ = [
+    "open_store",
     "DEFAULT_LIST",
     "LIST_NAME_MAX",
     "MAX_LISTS_PER_USER",

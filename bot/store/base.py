@@ -1,6 +1,6 @@
 """The one storage interface: :class:`Store`. Callers never see which database runs behind it.
 
-:meth:`Store.open` picks the driver from the target:
+:func:`bot.store.open_store` picks the driver from the target:
 
 * a path → :class:`bot.store.sqlite.SQLiteStore` (one embedded file; the default);
 * a ``postgresql://`` URL → :class:`bot.store.postgres.PostgresStore` (many processes, one server;
@@ -20,11 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
 
-from bot.store.errors import DatabaseError
 from bot.store.records import (
     MAX_CLUB_PAPERS,
-    MAX_LISTS_PER_USER,
-    MAX_SAVED_PER_USER,
     MAX_WATCHES_PER_USER,
     ClubEntry,
     CopyCounts,
@@ -60,7 +57,7 @@ def is_url(target: str | Path) -> bool:
 
 
 class Store(abc.ABC):
-    """Per-user saved-paper lists. Open with ``await Store.open(path_or_url)``.
+    """Per-user saved-paper lists. Open with ``await open_store(path_or_url)``.
 
     Every method is one transaction and safe to call concurrently from many tasks and processes.
     User ids are Discord snowflakes (ints); every query on a user's rows is scoped to that user.
@@ -72,38 +69,12 @@ class Store(abc.ABC):
     max_lists_per_user: int
     note_max: int
 
-    @staticmethod
-    async def open(
-        target: str | Path,
-        *,
-        max_saved_per_user: int = MAX_SAVED_PER_USER,
-        max_lists_per_user: int = MAX_LISTS_PER_USER,
-    ) -> Store:
-        """Open (and migrate) the store at ``target``: a SQLite path or a ``postgresql://`` URL.
-
-        Raises:
-            DatabaseError (or a subclass): the database cannot be opened, migrated or written; the
-                message names the target (password masked) and the cause.
-        """
-        if max_saved_per_user < 1 or max_lists_per_user < 1:
-            raise ValueError("caps must be at least 1")
-        driver: type[Store]
-        if is_url(target):
-            from bot.store.postgres import PostgresStore as driver  # asyncpg: ~2 MB, loaded when used
-        elif isinstance(target, str) and "://" in target:
-            raise DatabaseError(f"No database driver opens {target!r}.", target=target)
-        else:
-            from bot.store.sqlite import SQLiteStore as driver
-        return await driver.connect(
-            target, max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
-        )
-
     @classmethod
     @abc.abstractmethod
     async def connect(
         cls, target: str | Path, *, max_saved_per_user: int, max_lists_per_user: int
     ) -> Store:
-        """Open this driver's database at ``target`` (called by :meth:`open`)."""
+        """Open this driver's database at ``target`` (called by :func:`bot.store.open_store`)."""
 
     # ------------------------------------------------------------------------------- lifecycle
 
@@ -112,7 +83,7 @@ class Store(abc.ABC):
         """Finish the running operations, then close. Idempotent."""
 
     async def __aenter__(self) -> Self:
-        """``async with await Store.open(target) as store:`` closes the store on exit."""
+        """``async with await open_store(target) as store:`` closes the store on exit."""
         return self
 
     async def __aexit__(

@@ -261,7 +261,7 @@ class _PgTx:
 
 
 class PostgresStore(SqlStore):
-    """Per-user saved-paper lists in a PostgreSQL database. Open with ``await Store.open(url)``."""
+    """Per-user saved-paper lists in a PostgreSQL database. Open with ``await open_store(url)``."""
 
     def __init__(
         self, pool: asyncpg.Pool, url: str, *, max_saved_per_user: int, max_lists_per_user: int

@@ -167,12 +167,12 @@ class _SQLiteTx:
 
 
 class SQLiteStore(SqlStore):
-    """Per-user saved-paper lists in one SQLite file. Open with ``await Store.open(path)``."""
+    """Per-user saved-paper lists in one SQLite file. Open with ``await open_store(path)``."""
 
     def __init__(
         self, db: aiosqlite.Connection, path: Path, *, max_saved_per_user: int, max_lists_per_user: int
     ) -> None:
-        """Use :meth:`bot.store.Store.open`; this only wires an already prepared connection."""
+        """Use :func:`bot.store.open_store`; this only wires an already prepared connection."""
         super().__init__(
             str(path), max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
         )
