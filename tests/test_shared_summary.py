@@ -38,7 +38,7 @@ def test_a_run_without_discords_api_description_says_so_in_its_summary(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     env["PAPERBOT_DISCORD_OPENAPI"] = str(tmp_path / "missing-openapi.json")
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
          "tests/bot/cogs/test_club.py::test_in_a_dm_club_says_it_works_in_a_server"],
         cwd=root, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
