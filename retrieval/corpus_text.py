@@ -76,6 +76,8 @@ _SENTENCE_FIELD = 12  # an area ending with a full stop
 _TITLE_FULL_STOP = 8  # a title ending with one (a few do; a sentence alone is likelier)
 _SENTENCES = re.compile(r"[a-z]{2}\. [A-Z][a-z]+ [a-z]")  # "... models. We show ...": running text
 _TITLE_LIKE_AREA = 10  # an area with ":" or "?" or lowercase words (a title's shape)
+_RUNS_ON = 20  # an authors line whose text runs on into the next line (a wrapped sentence's)
+_MARKED_AREA = 30  # a list of names with affiliation marks ("Zhang∗, Yang Hu1") as the area
 _CONTINUED_TITLE = 15  # an area line after a line ending with "for", ":", ... (the title goes on)
 _NOT_A_NAME = _NO  # an authors line holding a word no name holds ("that", "we", "the")
 _ONE_WORD_AUTHOR = 12  # a lone one-word name ("Robotics" is more likely an area above lost authors)
@@ -269,6 +271,17 @@ class _Lines:
         """A short list of names (what the title and the abstract must not be)."""
         return self.authors_cost(i) == 0 and not self.prose[i]
 
+    def names_list(self, i: int) -> bool:
+        """Line ``i`` is a clear authors line: labelled, or a list of two names or more, or names
+        with ``et al.``."""
+        if i >= len(self.lines) or self.prose[i] or self.authors_cost(i):
+            return False
+        return self.kind[i] == _AUTHORS_L or len(self.names[i][0]) >= 2 or self.names[i][1]
+
+    def names_below(self, i: int) -> bool:
+        """The line after ``i`` is in its paragraph and is a clear authors line."""
+        return i + 1 < len(self.lines) and not self.gap[i + 1] and self.names_list(i + 1)
+
     def is_known(self, i: int) -> bool:
         return bool(self.known) and area_key(_AREA_LABEL.sub("", self.lines[i])) in self.known
 
@@ -308,6 +321,8 @@ class _Lines:
         if _list_like(line) and line.count(",") + line.count("，") >= 3:
             return _LIST_AS_AREA
         cost = 0
+        if _MARK_ON_NAME.search(line) and self.authors_cost(i) == 0 and len(self.names[i][0]) >= 2:
+            cost += _MARKED_AREA
         if _CONTINUES.match(line) and not line[:1].isdigit() or line[-1:] in ",，;；、":
             cost += _LOWERCASE_FIELD
         if line[-1:] == ".":
@@ -339,8 +354,12 @@ class _Lines:
         if sum(c.isalpha() for c in line[:40]) < 2:
             return _NO  # "12345": no words
         # a question ("What's in a Prior? Learned ...") is a title's; two sentences are not
-        if _SENTENCES.search(line) or line[-1:] == "." and line.count(" ") >= 15:
+        if _SENTENCES.search(line) or line[-1:] == "." and line.count(" ") >= 15 and ":" not in line[:60]:
+            # (a long sentence; "The Expressive Leaky Memory Neuron: an Efficient ... Tasks." is a
+            # title's shape: a name, a colon, what it is)
             return _PROSE_IN_FIELD
+        if "." in line and _LINK.search(line):
+            return _PROSE_IN_FIELD  # "Code: github.com/x/y" ends an abstract: no title holds a link
         if self.sep[i]:
             return _SEPARATOR_AS_TITLE
         if self.is_known(i):
@@ -350,13 +369,18 @@ class _Lines:
             cost += _LOWERCASE_FIELD
         if self.authors_cost(i) == 0 and ("," in line or "，" in line or "、" in line):
             names = parse_authors(line)[0]
-            if len(names) > 1 and all(len(n.split()) <= 3 for n in names):
+            sizes = [len(n.split()) for n in names]
+            # people's names: mostly of two or three words ("Listen, Think, and Understand" is a
+            # title), or marked for an affiliation
+            if len(names) > 1 and (
+                max(sizes) <= 3 and 2 * sum(k >= 2 for k in sizes) >= len(sizes) or _MARK_ON_NAME.search(line)
+            ):
                 cost += _NAMES_AS_TITLE
         first = line.split(None, 1)[0]
         if _CONTINUES.match(line) and not line[:1].isdigit() and first.islower() and first[-1:] != ":":
             # (not "iTransformer: ..." nor "fairret: ...")
             cost += _LOWERCASE_FIELD
-        if line[-1:] == "." and not line.endswith("et al."):
+        if _title_full_stop(line):
             cost += _TITLE_FULL_STOP
         if len(line) > 300:
             cost += _LONG_AREA
@@ -390,7 +414,7 @@ class _Lines:
             return _SEPARATOR_IN_AUTHORS
         names, et_al = parse_authors(line)
         self.names[i] = (names, et_al)
-        if not names:
+        if not names or "(" in line and _defines_acronym(line):
             return _NOT_A_NAME
         odd = 0
         for name in names:
@@ -407,6 +431,8 @@ class _Lines:
         cost = _LOWERCASE_LIST if phrases else _ODD_NAME if odd and len(names) == 1 else 0
         if len(names) == 1 and " " not in names[0].strip() and not _CJK_RE.search(line):
             cost = max(cost, _ONE_WORD_AUTHOR)
+        if line.count("(") != line.count(")"):
+            cost += _RUNS_ON  # a bracket left open or closed: a wrapped sentence's, not names
         if line[-1:] == "." and not re.search(r"(?:\bal|\b[A-Z])\.$", line):
             cost += _SENTENCE_AUTHORS
         return cost
@@ -425,13 +451,56 @@ class _Lines:
         if kind != _PLAIN:
             return _SHORT_ABSTRACT
         if self.sep[i] or self.is_known(i):
-            return _AREA_IN_ABSTRACT
-        if self.authors_cost(i) == 0 and (_list_like(line) or len(self.names.get(i, ((),))[0]) >= 2):
-            return _LIST_AS_ABSTRACT  # a list of names: an authors line
+            # an area line with a list of names under it is a paper's header, not an abstract
+            return _AREA_IN_ABSTRACT + (_LIST_AS_ABSTRACT if self.names_below(i) else 0)
+        if self.authors_cost(i) == 0 and (_list_like(line) or len(self.names.get(i, ((),))[0]) >= 2) and not (
+            i + 1 < len(self.lines) and not self.gap[i + 1] and _runs_on(line, self.lines[i + 1])
+        ):
+            return _LIST_AS_ABSTRACT  # a list of names: an authors line (not a sentence that goes on)
         if len(line) < 60 and not _ends_sentence(line) and self.area_cost(i) <= 3:
             return _AREA_IN_ABSTRACT  # "Social Aspects": an area line, not an abstract
         short = len(line) < 15 if _CJK_RE.search(line) else len(line) < 40
         return _SHORT_ABSTRACT if short else _ODD_ABSTRACT
+
+
+_LINK = re.compile(r"https?://|www\.|\b[\w-]+\.(?:com|org|net|io|edu|ai|dev)(?:/|\b)")
+_RUNS_ON_START = re.compile(r"^[a-z(,;:)\]}%]")
+_RUNS_ON_END = frozenset("and or of the a an to for with in on by from that which than as".split())
+_MARK_ON_NAME = re.compile(r"[^\W\d_][\d*∗†‡§¶⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:,|\s|$)")
+
+
+_ACRONYM = re.compile(r"\(([A-Z][A-Za-z]*[A-Z][A-Za-z]*?)s?\)")
+
+
+def _defines_acronym(line: str) -> bool:
+    """``line`` spells out an acronym before defining it, as running text does ("Large Language
+    Models (LLMs)", "message-passing neural networks (MPNNs)"): no list of names does."""
+    for m in _ACRONYM.finditer(line):
+        letters = [c for c in m.group(1) if c.isupper()]
+        before = line[: m.start()].split()
+        for words in (before, re.split(r"[\s-]+", line[: m.start()].strip())):
+            initials = [w[:1].upper() for w in words[-len(letters) :]]
+            if len(words) >= len(letters) and initials == letters:
+                return True
+    return False
+
+
+def _runs_on(line: str, after: str) -> bool:
+    """``line``'s text goes on in ``after``, the next line of its paragraph: ``line`` ends with a
+    word broken at the line end or a word that cannot end a list of names ("and", "of"), or
+    ``after`` starts where a sentence cannot (lowercase, a comma, a closing bracket), or ``line``
+    leaves a bracket open. An authors
+    line never runs on into its abstract: that abstract starts a sentence."""
+    if _RUNS_ON_START.match(after) or line.count("(") > line.count(")"):
+        return True  # (a bracket left open: "RETSim (Resilient and Efficient Text" + "Similarity)")
+    if line[-1:] == "-" and line[-2:-1].isalpha():
+        return True
+    return line.rsplit(None, 1)[-1].lower() in _RUNS_ON_END
+
+
+def _title_full_stop(line: str) -> bool:
+    """A line ending with a full stop that a title pays for (a few titles have one)."""
+    return line[-1:] == "." and not line.endswith("et al.")
 
 
 def _words(line: str) -> list[str]:
@@ -551,6 +620,8 @@ def _header_layouts(f: _Lines, i: int, n: int, more: bool, bound: list[int]) -> 
         while s + 1 < n and not gap[s] and f.kind[s] == _AFFILIATION:
             s += 1  # affiliation lines after the names: left out
         cost += f.abstract_cost(s)
+        if s == a + 1 and not gap[s] and _runs_on(lines[a], lines[s]):
+            cost += _RUNS_ON
         return (cost, title, area, (first, a), s) if cost < bound[0] else None
 
     if i + 1 < n:
@@ -560,21 +631,26 @@ def _header_layouts(f: _Lines, i: int, n: int, more: bool, bound: list[int]) -> 
     layout = finish(0, None, None, i)
     if layout is not None:
         yield layout
-    if i + 1 >= n or f.title_cost(i) >= bound[0] and f.area_cost(i) >= bound[0]:
+    # a title's full stop costs nothing above a clear area or authors line (the least a title here
+    # can cost, for the bound)
+    stop = _TITLE_FULL_STOP if _title_full_stop(lines[i]) else 0
+    least = f.title_cost(i) - stop
+    if i + 1 >= n or least >= bound[0] and f.area_cost(i) >= bound[0]:
         return
-    layout = finish(f.title_cost(i) + f.lone_title_cost(i), (i, i), None, i + 1)
+    lone = f.title_cost(i) + f.lone_title_cost(i) - (stop if f.names_list(i + 1) else 0)
+    layout = finish(lone, (i, i), None, i + 1)
     if layout is not None:
         yield layout
     if i + 2 < n:
         goes_on = lines[i].rsplit(None, 1)[-1].lower() in _TITLE_GOES_ON or lines[i][-1:] in ":-–"
-        if f.title_cost(i) < bound[0]:
+        if least < bound[0]:
             area_next = f.area_cost(i + 1) + (_CONTINUED_TITLE if goes_on else 0)
             if i > 0 and (f.sep[i - 1] or f.is_known(i - 1)) and f.lone_title_cost(i) >= _NAME_AS_TITLE:
                 # a name under an area line ("Theory · X" + "Niklaus Wirth") is the authors of a
                 # block whose abstract is missing, not the title of the paper after it
                 area_next += _NAME_AFTER_AREA
-            if lines[i][-1:] == "." and (f.sep[i + 1] or f.is_known(i + 1)):
-                area_next -= _TITLE_FULL_STOP  # above a clear area line: a title, full stop or not
+            if f.sep[i + 1] or f.is_known(i + 1):
+                area_next -= stop  # above a clear area line: a title, full stop or not
             layout = finish(f.title_cost(i) + area_next, (i, i), i + 1, i + 2)
             if layout is not None:
                 yield layout
@@ -667,11 +743,16 @@ def _stops(f: _Lines, continuations: bool) -> _Stops:
 
 
 def _sentence_title(f: _Lines, i: int) -> bool:
-    """Line ``i`` reads as a sentence but is a title: a question, or a line above an area line, not
-    right under an authors line (there it is an abstract)."""
+    """Line ``i`` reads as a sentence but is a title: a question, a line above an area line, or a
+    line above a list of names that an abstract follows ("How Do Transformers Learn? A Case
+    Study ...", "Monte Carlo guided ... inverse problems."), not right under an authors line (there
+    it is an abstract)."""
     if f.title_cost(i) >= _NO or i > 0 and f.authors_cost(i - 1) == 0:
         return False
-    return f.lines[i][-1:] == "?" or i + 1 < len(f.lines) and (f.sep[i + 1] or f.is_known(i + 1))
+    n = len(f.lines)
+    if f.lines[i][-1:] == "?" or i + 1 < n and (f.sep[i + 1] or f.is_known(i + 1)):
+        return True
+    return i + 2 < n and f.names_list(i + 1) and f.abstract_cost(i + 2) <= _ODD_ABSTRACT
 
 
 def _lost_authors(f: _Lines, i: int) -> bool:

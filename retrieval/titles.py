@@ -23,7 +23,7 @@ import operator
 import re
 import zlib
 from functools import cache
-from itertools import repeat
+from itertools import compress, repeat
 from pathlib import Path
 
 import numpy as np
@@ -61,15 +61,16 @@ _NAME_JOINS = frozenset("of for from in on with is as and to".split())  # inside
 _ABBREVIATIONS = frozenset("e.g. i.e. et al. vs. etc. cf. resp. fig. eq.".split())
 _PUNCT = ',;:!?()[]{}"“”'
 _PIECE = re.compile(r"[^\s,;:!?()\[\]{}\"“”]+|[,;:!?()\[\]{}\"“”]")
-_EMPHASIS = re.compile(
-    r"\\(?:emph|textit|textbf|textsc)\{([^{}]{2,50})\}|(?<!\w)(?:\*\*?|__?)([^*_\s][^*_]{1,50}?)(?:\*\*?|__?)(?!\w)"
-    r"|``([^`'\"]{2,50})(?:''|\")|[\"“]([^\"“”]{2,50})[\"”]"
+_EMPHASIS = re.compile(  # (the lookahead first lets the engine skip to a marker: 3x faster)
+    r"(?=[\\*_`\"“])(?:\\(?:emph|textit|textbf|textsc)\{([^{}]{2,50})\}"
+    r"|(?<!\w)(?:\*\*?|__?)([^*_\s][^*_]{1,50}?)(?:\*\*?|__?)(?!\w)"
+    r"|``([^`'\"]{2,50})(?:''|\")|[\"“]([^\"“”]{2,50})[\"”])"
 )
 _SHAPED = re.compile(r"(?!\d)\S+?[A-Z0-9]")  # a capital or digit after a first non-digit: GNNCert, ∞-Diff
 _PLAIN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")  # a word the tokenizer reads as it is
 _ACRONYM = re.compile(r"[A-Z].*[A-Z]")
 _VERSION = re.compile(r"\d{1,2}(?:\.\d)?")
-_GLUED = re.compile(r"(?<=[a-z0-9)'])\.(?=[A-Z][a-z])")  # "editing.Our method": two sentences
+_GLUED = re.compile(r"\.(?<=[a-z0-9)']\.)(?=[A-Z][a-z])")  # "editing.Our method": two sentences
 _CAPWORD = re.compile(r"[A-Z][a-z]{2,}(?:-[a-z]+)*")  # Eureka, Zipformer
 
 
@@ -120,6 +121,7 @@ _WORD_FEATURES = (
     "log_df",
     "log_length",
 )
+_NAME_FLAGS = _NAME_FEATURES[2:13]
 _URL = re.compile(r"https?://\S+?/([A-Za-z][\w.-]{2,30}?)/?(?=[\s).,;]*(?:\s|$))")
 _in_use: dict | None = None
 
@@ -136,11 +138,16 @@ def use_model(model: dict | None) -> None:
     global _in_use
     _in_use = model
     _STATIC.clear()
+    _SCORE.clear()
+    _WORDS.clear()
     if model is not None:  # the weights in feature order, the bias first
         for kind, names in (("name", _NAME_FEATURES), ("word", _WORD_FEATURES)):
             weights = model.get(f"{kind}_weights", {})
             model[f"_{kind}"] = [weights.get("bias", 0.0)] + [weights.get(f, 0.0) for f in names]
         model["_breaks"] = frozenset(model.get("breaks", ()))
+        w = model["_word"]  # the weights of capital, hyphen, statement, acronym and paren by flags
+        model["_flags"] = [sum(w[5 + b] for b in range(5) if f >> b & 1) for f in range(32)]
+        model["_counts"] = [0.0] + [w[1] * math.log(c) for c in range(1, _HEAD + 1)]  # a word a character
 
 
 def rate_logit(n: int, t: int, base: float, prior: float) -> float:
@@ -161,33 +168,57 @@ def __getattr__(attr: str) -> str:  # TITLE_RULES_VERSION, read on first use (PE
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
-_KEYS: dict[str, tuple[str, ...]] = {}
-_STATIC: dict[str, list[float]] = {}  # a word's features that do not depend on the abstract
+# What a word is, whatever its abstract (bits of _WORDS' entries): the first three in the word
+# model's flag order (capital, hyphen, -, acronym), then what the name finder and the phrase chooser ask.
+_UP, _HYPHEN, _ACRO, _SHAPE, _CAPW, _CONTENT, _ED = 1, 2, 8, 32, 64, 128, 256
+_WORDS: dict[str, tuple[tuple[str, ...], str, int]] = {}  # word -> (index tokens, lowercase, bits)
+_STATIC: dict[str, list[float]] = {}  # a token's features that do not depend on the abstract
+_SCORE: dict[str, float] = {}  # a token's word-model logit from them (and the bias)
 
 
-def _keys(word: str) -> tuple[str, ...]:
-    found = _KEYS.get(word)
+def _word(word: str) -> tuple[tuple[str, ...], str, int]:
+    """A word's index tokens, lowercase form and bits (memoised: most words of an abstract were met)."""
+    found = _WORDS.get(word)
     if found is None:
-        if len(_KEYS) > 200_000:  # a bounded memo: a writer of a million titles meets many words
-            _KEYS.clear()
+        if len(_WORDS) > 200_000:  # a bounded memo: a writer of a million titles meets many words
+            _WORDS.clear()
         # a plain word is one word of the tokenizer's (its memo, no scan); anything else is tokenized
-        found = _KEYS[word] = analyze_word(word)[0] if _PLAIN.fullmatch(word) else tuple(tokenize(word))
+        keys = analyze_word(word)[0] if _PLAIN.fullmatch(word) else tuple(tokenize(word))
+        low = word.lower()
+        bits = word[:1].isupper() | ("-" in word) << 1 | (_ACRONYM.search(word) is not None) << 3
+        if len(word) >= 2 and not (word.islower() and word.isalpha()):
+            bits |= (_SHAPED.match(word) is not None) << 5 | (_CAPWORD.fullmatch(word) is not None) << 6
+        if keys and low not in _model()["_breaks"]:
+            bits |= _CONTENT
+        found = _WORDS[word] = (keys, low, bits | low.endswith("ed") << 8)
     return found
 
 
+def _keys(text: str) -> tuple[str, ...]:
+    return _word(text)[0]
+
+
 def _static(key: str) -> list[float]:
-    """rate, known, log_df and log_length of a key (memoised)."""
+    """rate, known, log_df and log_length of a token (memoised)."""
     found = _STATIC.get(key)
     if found is None:
         model = _model()
         rate = model["word_rates"].get(key)
         if len(_STATIC) > 200_000:
             _STATIC.clear()
+            _SCORE.clear()
         found = _STATIC[key] = (
             [rate[1] - model["base_rate_logit"], 1.0, math.log1p(rate[0]), math.log(len(key))]
             if rate
             else [0.0, 0.0, 0.0, math.log(len(key))]
         )
+    return found
+
+
+def _score(key: str) -> float:
+    """The bias plus the weighted features of a token that do not depend on the abstract."""
+    weights = _model()["_word"]
+    found = _SCORE[key] = sum(map(operator.mul, weights[11:], _static(key)), weights[0])
     return found
 
 
@@ -203,10 +234,6 @@ def _capitals(name: str) -> str:
 def _linear(weights: list[float], x: list[float]) -> float:
     """The bias (weights[0]) plus the weights times the features, clipped to +-30."""
     return max(-30.0, min(30.0, sum(map(operator.mul, weights[1:], x), weights[0])))
-
-
-def _logistic(weights: list[float], x: list[float]) -> float:
-    return 1.0 / (1.0 + math.exp(-_linear(weights, x)))
 
 
 class Candidate:
@@ -233,7 +260,7 @@ class Reading:
         # what the authors set apart (*motion guidance*, "shadow cones", \\emph{X}): often the name
         self.emphasis = {
             " ".join(strip_markup(m.group(m.lastindex or 0)).split()) for m in _EMPHASIS.finditer(head)
-        }
+        } if any(c in head for c in "\\*_`\"“") else set()  # fmt: skip
         if any(c in head for c in "$\\*_`~"):
             head = strip_markup(head)  # LaTeX as Unicode (PixArt-α), no emphasis markers
         text: list[str] = []
@@ -267,11 +294,13 @@ class Reading:
                     after[-1] = "."
                 s, c, mark = s + 1, c + 1, "."
         self.text, self.sentence, self.clause, self.before, self.after = text, sentence, clause, before, after
-        self.low = [w.lower() for w in text]
-        self.keys = [_keys(w) for w in text]
+        get = _WORDS.get
+        words = [get(w) or _word(w) for w in text]
+        self.keys, self.low, self.bits = zip(*words, strict=True) if words else ((), (), ())
         self.statement = self._statements()
         self.coined = self._coined()
         self.candidates = self._candidates(abstract)
+        self.long_words = {w for c in self.candidates.values() if c.long for w in c.long.split()}
 
     def _statements(self) -> list[bool]:
         """Per word: whether it is among the 15 words after a contribution statement's verb."""
@@ -325,30 +354,26 @@ class Reading:
         (Eureka), runs of capitalised words (Group Preference Optimization) and the last folder of a
         link (github.io/IceFormer/), with what their uses say."""
         found: dict[str, Candidate] = {}
-        text, before, n = self.text, self.before, len(self.text)
-        for i, t in enumerate(text):
-            if t.islower() and t.isalpha():
-                continue  # (most words: no name)
-            if len(t) >= 2 and (_SHAPED.match(t) or (before[i] != "." and _CAPWORD.fullmatch(t))):
+        text, before, bits, clause, n = self.text, self.before, self.bits, self.clause, len(self.text)
+        for i in compress(range(n), [b & (_SHAPE | _CAPW) for b in bits]):  # (most words: no name)
+            t = text[i]
+            if bits[i] & _SHAPE or before[i] != ".":
                 if i + 1 < n and not self.after[i] and _VERSION.fullmatch(text[i + 1]):
                     self._occurrence(i, i + 2, found, f"{t} {text[i + 1]}")  # NaturalSpeech 2, Habitat 3.0
                 elif t[:4] != "http":
                     self._occurrence(i, i + 1, found, t)
-        i = 0
-        while i < n:  # Title Case runs of 2-5 words inside one clause, not opening a sentence
-            j = i
-            while (
-                j < n
-                and self.clause[j] == self.clause[i]
-                and (
-                    text[j][:1].isupper()
-                    or (j > i and self.low[j] in _NAME_JOINS and j + 1 < n and text[j + 1][:1].isupper())
-                )
-            ):
-                j += 1
-            if 2 <= j - i <= 5 and before[i] != ".":
-                self._occurrence(i, j, found, " ".join(text[i:j]))
-            i = max(j, i + 1)
+        end = 0
+        for i in compress(range(n), [b & _UP for b in bits]):  # Title Case runs of 2-5 words inside
+            if i < end:  # one clause, not opening a sentence
+                continue
+            end = i + 1
+            while end < n and clause[end] == clause[i] and (
+                bits[end] & _UP
+                or (self.low[end] in _NAME_JOINS and end + 1 < n and bits[end + 1] & _UP)
+            ):  # fmt: skip
+                end += 1
+            if 2 <= end - i <= 5 and before[i] != ".":
+                self._occurrence(i, end, found, " ".join(text[i:end]))
         for i, j in self._lowercase_names():
             self._occurrence(i, j, found, " ".join(text[i:j]))
         if "http" in abstract:
@@ -446,42 +471,40 @@ class Reading:
 
     def name_features(self, c: Candidate) -> list[float]:
         """What the name model reads of a candidate (:data:`_NAME_FEATURES`, in order)."""
-        t, f = c.text, c.flags
+        t, f, spaced = c.text, c.flags, " " in c.text
         return [
             math.log(c.count),
             c.first / max(len(self.text), 1),
-            *(float(k in f) for k in _NAME_FEATURES[2:13]),
-            float(sum(ch.isupper() for ch in t) >= 2 and " " not in t),
-            float(any(ch.isdigit() for ch in t)),
-            float(bool(_CAPWORD.fullmatch(t))),
-            float(" " in t),
+            *[k in f for k in _NAME_FLAGS],
+            not spaced and sum(map(str.isupper, t)) >= 2,
+            any(map(str.isdigit, t)),
+            _CAPWORD.fullmatch(t) is not None,
+            spaced,
             math.log1p(_model()["common_names"].get(t, 0)),
-            float(len(t) <= 3),
-            float("first_defined" in f),
-            float(_initials(c.long) == _capitals(t)),
-            float(bool(c.long) and all(w[:1].isupper() for w in c.long.split() if w not in _NAME_JOINS)),
-            float(" " not in t and any(t in o and " " in o for o in self.candidates)),
-            float(len(t) > 2 and t[-1] == "s" and t[:-1].isupper()),
-            float("-" in t and all(p.isalpha() and (p.islower() or p[1:].islower()) for p in t.split("-"))),
-            float(t in self.emphasis),
-            float(t.islower()),
-            float(any(t in o.long.split() for o in self.candidates.values() if o.long)),
-            float("before_data" in f),
+            len(t) <= 3,
+            "first_defined" in f,
+            _initials(c.long) == _capitals(t),
+            bool(c.long) and all(w[:1].isupper() for w in c.long.split() if w not in _NAME_JOINS),  # type: ignore[union-attr]
+            not spaced and any(t in o for o in self.candidates if " " in o),
+            len(t) > 2 and t[-1] == "s" and t[:-1].isupper(),
+            "-" in t and all(p.isalpha() and (p.islower() or p[1:].islower()) for p in t.split("-")),
+            t in self.emphasis,
+            t.islower(),
+            t in self.long_words,
+            "before_data" in f,
         ]
 
-    def word_features(self, name: str | None = None) -> tuple[list[str], np.ndarray]:
-        """The index tokens of the opening, the name's own aside, and a row of what the word model
-        reads of each (:data:`_WORD_FEATURES`, in order; a flag is 1 when any use of the token has it)."""
-        skip = set(_keys(name)) if name else set()
-        text, low, before, statement = self.text, self.low, self.before, self.statement
-        seen: dict[str, list[int]] = {}  # token -> [count, first word, flags of its uses or-ed]
-        for i, keys in enumerate(self.keys):
+    def uses(self, name: str | None) -> dict[str, list[int]]:
+        """The index tokens of the opening, the name's own aside: [count, first word, flags of its uses
+        or-ed (capital, hyphen, statement, acronym, paren: bits 0-4)]."""
+        before, statement = self.before, self.statement
+        seen: dict[str, list[int]] = {}
+        for i, (keys, bits) in enumerate(zip(self.keys, self.bits, strict=True)):
             if not keys:
                 continue
-            w = text[i]
-            flags = (statement[i] << 2) | ((before[i] == "(") << 4) | (("-" in w) << 1)
-            if w != low[i]:  # (most words are lowercase)
-                flags |= (before[i] != "." and w[0].isupper()) | ((_ACRONYM.search(w) is not None) << 3)
+            flags = (bits & (_HYPHEN | _ACRO)) | statement[i] << 2 | (before[i] == "(") << 4
+            if bits & _UP and before[i] != ".":
+                flags |= 1
             for k in keys:
                 x = seen.get(k)
                 if x is None:
@@ -489,7 +512,15 @@ class Reading:
                 else:
                     x[0] += 1
                     x[2] |= flags
-        keys = [k for k in seen if k not in skip]
+        for k in _keys(name) if name else ():
+            seen.pop(k, None)
+        return seen
+
+    def word_features(self, name: str | None = None) -> tuple[list[str], np.ndarray]:
+        """The tokens of :meth:`uses` and a row of what the word model reads of each
+        (:data:`_WORD_FEATURES`, in order): what bench/fit_titles.py fits on."""
+        seen = self.uses(name)
+        keys = list(seen)
         if not keys:
             return keys, np.zeros((0, len(_WORD_FEATURES)))
         coined = set(_keys(self.coined)) if self.coined else set()
@@ -497,10 +528,35 @@ class Reading:
         bits = (flags[:, None] >> np.arange(5)) & 1  # capital, hyphen, statement, acronym, paren
         opening = np.array([s == 0 for s in self.sentence], dtype=float)
         x = np.column_stack([
-            np.log(count), first / max(len(text), 1), first < 12, opening[first], bits,
+            np.log(count), first / max(len(self.text), 1), first < 12, opening[first], bits,
             [k in coined for k in keys], np.array([_static(k) for k in keys]),
         ]).astype(float)  # fmt: skip
         return keys, x
+
+    def word_probabilities(self, name: str | None = None) -> dict[str, float]:
+        """Each token of :meth:`uses`: the word model's probability that the real title holds it
+        (the logistic of :meth:`word_features` times the weights, summed here a token at a time:
+        numpy's cost per call outweighs its speed on a hundred tokens)."""
+        model = _model()
+        w, by_flags, by_count = model["_word"], model["_flags"], model["_counts"]
+        w_first, w_early, w_opening, w_coined = w[2] / max(len(self.text), 1), w[3], w[4], w[10]
+        coined = frozenset(_keys(self.coined)) if self.coined else frozenset()
+        sentence, score, exp = self.sentence, _SCORE.get, math.exp
+        p = {}
+        for k, (count, first, flags) in self.uses(name).items():
+            z = score(k)
+            if z is None:
+                z = _score(k)
+            # (each term is bounded, so exp cannot overflow: no clip needed)
+            z += by_count[count] + by_flags[flags] + w_first * first
+            if first < 12:
+                z += w_early
+            if not sentence[first]:
+                z += w_opening
+            if k in coined:
+                z += w_coined
+            p[k] = 1.0 / (1.0 + exp(-z))
+        return p
 
     # -- choices -------------------------------------------------------------------------------------
 
@@ -508,9 +564,7 @@ class Reading:
         """Each candidate's probability of being the paper's name (a choice among the candidates and
         "none", whose score is 0: a conditional logit), likeliest first."""
         weights = _model()["_name"]
-        scores = []
-        for c in self.candidates.values():
-            scores.append((math.exp(_linear(weights, self.name_features(c))), c))
+        scores = [(math.exp(_linear(weights, self.name_features(c))), c) for c in self.candidates.values()]
         total = 1.0 + sum(e for e, _ in scores)
         return sorted(((e / total, c) for e, c in scores), key=lambda pc: -pc[0])
 
@@ -526,58 +580,51 @@ class Reading:
         phrase after the connector the text puts before it ("... for <phrase>"). A phrase is a run of
         up to 10 words of one clause, content words and the connectors between them."""
         model = _model()
-        weights, breaks = model["_word"], model["_breaks"]
-        keys, x = self.word_features(name)
-        z = np.clip(x @ np.array(weights[1:]) + weights[0], -30.0, 30.0)
-        p = dict(zip(keys, (1.0 / (1.0 + np.exp(-z))).tolist(), strict=True))
+        p = self.word_probabilities(name)
         name_keys = set(_keys(name)) if name else set()
         hit0 = model["name_in_title"] * len(name_keys)
         size0 = len(name_keys) + model["title_tokens"]
-        text, low, keys, clause = self.text, self.low, self.keys, self.clause
+        text, low, keys, clause, bits = self.text, self.low, self.keys, self.clause, self.bits
         n = len(text)
         # Content words: not a word no title says (bench/fit_titles.py learns them: "show",
         # "outperforms"), a verb after its subject ("we *design*") or a participle before its
         # complement ("distilled from"). A phrase does not end inside a run of them ("quantum | advantage").
         verbs = {i + 1 for i, w in enumerate(low) if w in _SUBJECT_WORDS}
         content = [
-            bool(keys[i]) and low[i] not in breaks and i not in verbs
-            and not (low[i].endswith("ed") and i + 1 < n and low[i + 1] in _JOINS)
-            for i in range(n)
+            b & _CONTENT and i not in verbs and not (b & _ED and i + 1 < n and low[i + 1] in _JOINS)
+            for i, b in enumerate(bits)
         ]  # fmt: skip
+        inner = [c or (not k and w in _JOINS) for c, k, w in zip(content, keys, low, strict=True)]
         # A word whose tokens are this unlikely in the title never starts nor ends the best phrase:
         # the phrase without it scores higher (a token of probability p raises hit / (size - hit)
         # only when p > hit / size, about 0.2). Skipping them makes the search several times shorter.
         get = p.get
-        likely = [
-            get(ks[0], 0.0) >= _LIKELY
-            if len(ks) == 1
-            else bool(ks) and sum(map(get, ks, repeat(0.0))) >= _LIKELY * len(ks)
-            for ks in keys
+        starts = [
+            i for i in compress(range(n), content)
+            if (get(keys[i][0], 0.0) >= _LIKELY if len(keys[i]) == 1
+                else sum(map(get, keys[i], repeat(0.0))) >= _LIKELY * len(keys[i]))
         ]  # fmt: skip
-        ends = [
-            likely[i] and content[i] and not (i + 1 < n and content[i + 1] and clause[i] == clause[i + 1])
-            for i in range(n)
-        ]  # fmt: skip
+        ends = [False] * (n + 1)
+        for i in starts:
+            ends[i] = not (i + 1 < n and content[i + 1] and clause[i] == clause[i + 1])
+        sizes = [len(t) + 1 for t in text]
         best, best_score, phrases = None, -1.0, []  # phrases: (i, j, characters, tokens) of each
-        for i in range(n):
-            if not (likely[i] and content[i]):
-                continue
-            seen, hit, size, chars = set(name_keys), hit0, size0, -1
+        for i in starts:
+            # (only a phrase of 2 words or more after a connector may be joined as the second one)
+            joinable = i > 0 and low[i - 1] in _CONNECTORS and clause[i - 1] == clause[i]
+            seen, hit, size, chars, here = set(name_keys), hit0, size0, -1, clause[i]
             for j in range(i, min(i + 10, n)):
-                chars += len(text[j]) + 1
-                if (
-                    clause[j] != clause[i]
-                    or not (content[j] or (low[j] in _JOINS and not keys[j]))
-                    or chars > limit
-                ):
+                chars += sizes[j]
+                if clause[j] != here or not inner[j] or chars > limit:
                     break
                 for k in keys[j]:
                     if k not in seen:
                         seen.add(k)
-                        hit += p.get(k, 0.0)
+                        hit += p[k]
                         size += 1
                 if ends[j]:
-                    phrases.append((i, j + 1, chars, seen - name_keys))
+                    if joinable and j > i:
+                        phrases.append((i, j + 1, chars, seen - name_keys))
                     # (after a name, one word says little: "Hallucination snowballing: Model")
                     if first is None and (j > i or not name) and hit / (size - hit) > best_score:
                         best, best_score = (i, j + 1), hit / (size - hit)
@@ -590,9 +637,8 @@ class Reading:
         best_score = hit / (size - hit)
         second = None
         for i, j, chars, new in phrases:
-            overlaps = first is None and i < best[1] and j > best[0]  # type: ignore[index]
-            if j - i < 2 or overlaps or low[i - 1] not in _CONNECTORS or clause[i - 1] != clause[i]:
-                continue  # (a word alone joined reads as nonsense: "... of learning")
+            if first is None and i < best[1] and j > best[0]:  # type: ignore[index]
+                continue  # (overlapping; a word alone joined reads as nonsense: "... of learning")
             if len(head) + chars + len(low[i - 1]) + 2 <= limit:
                 new = new - have
                 gain = hit + sum(p.get(k, 0.0) for k in new)

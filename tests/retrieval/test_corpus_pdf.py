@@ -55,6 +55,28 @@ def test_each_paper_loads_alone_and_in_any_order(tmp_path):
     assert [fields(p) for p in corpus.papers] == [want(p) for p in papers]
 
 
+@pytest.mark.parametrize("spaced", [False, True], ids=["no blank lines", "blank lines"])
+def test_lines_that_look_like_another_field_keep_their_roles(tmp_path, spaced):
+    """Titles shaped like running text or a list, abstracts that start with what reads as names,
+    a link ending an abstract: each paper alone, and all in a row, in every order of a seeded
+    shuffle, load exactly as written and nothing else loads."""
+    def got(text: str) -> list[tuple]:
+        corpus = load_corpus(write(tmp_path / "p.txt", text))
+        assert corpus.skipped == ()
+        return [(None if p.title_derived else p.title, p.area, p.authors, p.abstract) for p in corpus.papers]
+
+    def expected(p: pdf_pasted.Header) -> tuple:
+        return (p.title, p.area, p.authors, p.abstract)
+
+    for paper in pdf_pasted.HEADERS:
+        assert got(pdf_pasted.layout(paper, spaced)) == [expected(paper)], paper.lines[0]
+    papers = list(pdf_pasted.HEADERS)
+    for seed in range(4):
+        random.Random(seed).shuffle(papers)
+        text = "\n\n".join(pdf_pasted.layout(p, spaced) for p in papers)
+        assert got(text) == [expected(p) for p in papers], seed
+
+
 @pytest.mark.parametrize("chunk", range(3))
 def test_cut_lines_never_make_a_paper_of_prose(tmp_path, chunk):
     """90 seeded trials: 1-4 random lines of the paste deleted. Every paper that loads takes its
