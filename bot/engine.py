@@ -36,7 +36,7 @@ from retrieval.corpus import corpus_files
 from retrieval.errors import RetrievalError, UnknownPaperError
 from retrieval.index import Index, cache_is_current, open_current_cache, open_index, sweep_leftovers
 from retrieval.models import Answer, Hit, IngestReport, Paper, SearchResults
-from retrieval.postings import KERNEL_STALE, KERNEL_UNAVAILABLE
+from retrieval.postings import KERNEL_STALE, KERNEL_UNAVAILABLE, NUMPY_FALLBACK
 from retrieval.tokenize import SERVING_MEMO_MAX, memo_limit
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ class Engine:
         _fixed_mmap_threshold()
         _freeze_heap()
         if KERNEL_UNAVAILABLE and not KERNEL_STALE:  # a stale build: retrieval.postings warned already
-            log.warning("ranking with the numpy kernel, about 4x slower: %s", KERNEL_UNAVAILABLE)
+            log.warning("%s: %s", NUMPY_FALLBACK, KERNEL_UNAVAILABLE)
         engine = cls(settings, index, report, store=store)
         engine.inherited = inherited is not None
         return engine

@@ -478,6 +478,9 @@ else:
 KERNEL_INTERFACE = 3
 #: True when a stale build was found and dropped (this module warned once; callers need not repeat it).
 KERNEL_STALE = False
+#: What ranking without the C kernel costs, worded once for every warning (p50 at 20,000 abstracts:
+#: `python bench/latency.py --sizes 20000 --skip-peers --queries 1000`, docs/benchmarks.md).
+NUMPY_FALLBACK = "ranking with numpy, about 5-7x slower"
 
 _VARIANT_CODE = {"okapi": 0, "l": 1, "plus": 2}
 #: The C kernel keeps its top ``need`` in an insertion list: larger pages use the numpy path.
@@ -496,7 +499,7 @@ def compiled_kernel() -> str:
             "`pip install -e .`"
         )
         _kernel, KERNEL_STALE = None, True
-        warnings.warn(f"ranking with numpy, about 4x slower: {KERNEL_UNAVAILABLE}", RuntimeWarning, 2)
+        warnings.warn(f"{NUMPY_FALLBACK}: {KERNEL_UNAVAILABLE}", RuntimeWarning, 2)
     return "c" if _kernel is not None else "numpy"
 
 

@@ -1,7 +1,7 @@
 """Recommendations from a reading list: the papers most like a set of saved papers.
 
-The method (chosen by ``bench/recommend.py`` on ICLR 2024, sub-areas as ground truth; the README has
-the figures) is a Rocchio-style profile queried through the BM25 index:
+The method (chosen by ``bench/recommend.py`` on ICLR 2024, sub-areas as ground truth; the figures are
+in docs/benchmarks.md) is a Rocchio-style profile queried through the BM25 index:
 
 1. each saved paper becomes the vector of its BM25 term weights (the index's idf times its term
    frequency saturated by ``k1`` and length-normalised by ``b``, in BM25Okapi's form), L2-normalised,

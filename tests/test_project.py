@@ -74,19 +74,55 @@ def test_config_file_documents_the_code_defaults() -> None:
     assert from_file == Settings()
 
 
+CONFIGURATION_DOC = ROOT / "docs" / "configuration.md"
+# Settings read from the environment only, with no config file key: a token, a URL with a password,
+# and the variable that names the config file itself.
+ENV_ONLY = ("DISCORD_TOKEN", "DATABASE_URL", "PAPERBOT_CONFIG")
+
+
+def _settings_rows(text: str) -> dict[str, str]:
+    """``VARIABLE -> config key cell`` of every row of docs/configuration.md's settings table (rows
+    ``| `[section] key` | `VARIABLE` | default | meaning |``; ``—`` where there is no config key)."""
+    rows: dict[str, str] = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) >= 4 and re.fullmatch(r"`[A-Z][A-Z0-9_]+`", cells[1]):
+            rows[cells[1].strip("`")] = cells[0]
+    return rows
+
+
 def test_every_setting_is_configurable_and_documented() -> None:
+    """Each setting has its key in config/paperbot.toml, a row (config key and variable) in
+    docs/configuration.md, and its variable named in the README; the table names nothing else."""
     text = (ROOT / "config" / "paperbot.toml").read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = _settings_rows(CONFIGURATION_DOC.read_text(encoding="utf-8"))
     # The two secrets (a token, a URL with a password) come from the environment only.
     configured = {name for *_, name, _ in _KEYS} | {"discord_token", "database_url"}
     assert configured == {item.name for item in fields(Settings)}
     for section, key, var, _name, _parse in _KEYS:
         assert re.search(rf"^#?\s*{key}\s*=", text, re.M), f"[{section}] {key} missing from config"
         assert var in text, f"{var} not documented in config/paperbot.toml"
-        assert var in readme, f"{var} not documented in README.md"
+        assert rows.get(var) == f"`[{section}] {key}`", f"no `[{section}] {key}` | `{var}` row in docs"
+        assert f"`{var}`" in readme, f"{var} not named in README.md"
+    for var in ENV_ONLY:
+        assert rows.get(var) == "—", f"no — | `{var}` row in docs/configuration.md"
+        assert f"`{var}`" in readme, f"{var} not named in README.md"
     for var in ("DISCORD_TOKEN", "DATABASE_URL"):
-        assert var in text and var in readme, f"{var} not documented"
+        assert var in text, f"{var} not documented in config/paperbot.toml"
+    stale = set(rows) - {var for *_, var, _name, _parse in _KEYS} - set(ENV_ONLY)
+    assert not stale, f"{CONFIGURATION_DOC} documents settings the code does not have: {stale}"
     assert tomllib.loads(text)  # valid TOML
+
+
+def test_the_settings_table_reader_sees_a_missing_or_misnamed_row() -> None:
+    table = (
+        "| `[paths] corpus` | `CORPUS_PATH` | `data/corpus` | x |\n"
+        "| — | `DATABASE_URL` | unset | a \\| b |\n"
+    )
+    assert _settings_rows(table) == {"CORPUS_PATH": "`[paths] corpus`", "DATABASE_URL": "—"}
+    assert "CORPUS_HEADERS" not in _settings_rows(table)
+    assert _settings_rows("CORPUS_PATH is `CORPUS_PATH` | x | y | z\n") == {}
 
 
 def test_env_example_names_the_secrets_and_is_empty() -> None:
@@ -106,6 +142,69 @@ def test_gitignore_keeps_secrets_and_databases_out() -> None:
         cwd=ROOT, capture_output=True, text=True, check=False,
     ).stdout.split()
     assert ignored == [".env", "data/paperbot.db", "data/cache/x.npy"]
+
+
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives a page's headings (code blocks left out): lower case, punctuation
+    dropped, spaces to hyphens."""
+    found: set[str] = set()
+    fenced = False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and (heading := re.match(r"#{1,6}\s+(.*)", line)):
+            found.add(re.sub(r"[^\w\- ]", "", heading[1].strip().lower()).replace(" ", "-"))
+    return found
+
+
+def _broken_links(path: Path) -> list[str]:
+    """Relative links of a markdown file whose file or heading anchor does not exist."""
+    text = path.read_text(encoding="utf-8")
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue  # https:, mailto:
+        name, _, anchor = target.partition("#")
+        linked = (path.parent / name).resolve() if name else path
+        if not linked.exists():
+            broken.append(target)
+        elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked.read_text(encoding="utf-8")):
+            broken.append(target)
+    return broken
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_link_between_the_documents_arrives(path: Path) -> None:
+    """README.md and docs/ link each other by file and heading: a moved or renamed section fails here."""
+    assert not _broken_links(path)
+
+
+def test_the_link_check_sees_a_missing_file_or_heading(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(
+        "# Top\n\n## The store: SQLite and PostgreSQL\n\n```\n# not a heading\n```\n"
+    )
+    page = tmp_path / "b.md"
+    page.write_text(
+        "[ok](a.md#the-store-sqlite-and-postgresql) [ok](a.md) [web](https://x.org/#y) [self](#here)\n"
+        "## Here\n[no file](c.md) [no heading](a.md#gone) [code](a.md#not-a-heading)\n"
+    )
+    assert _broken_links(page) == ["c.md", "a.md#gone", "a.md#not-a-heading"]
+
+
+def test_the_numpy_fallback_has_one_speed_everywhere() -> None:
+    """Issue 30 item 9: the compiler-less fallback was "~4x slower" in one place and "~2-3x" in another.
+    Every place that says how much slower numpy ranks says the figure docs/benchmarks.md measured."""
+    from retrieval.postings import NUMPY_FALLBACK
+
+    places = ["README.md", "pyproject.toml", "docs/benchmarks.md", "retrieval/postings.py"]
+    said = {place: set(re.findall(r"([0-9][0-9.-]*)x\s+slower", (ROOT / place).read_text(encoding="utf-8")))
+            for place in places}
+    said["warning"] = set(re.findall(r"([0-9][0-9.-]*)x\s+slower", NUMPY_FALLBACK))
+    assert all(said.values()), said
+    assert len(set().union(*said.values())) == 1, said
 
 
 def test_readme_quick_start_is_two_marked_commands() -> None:

@@ -157,3 +157,20 @@ def test_index_names_a_windows_1252_file_once(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "latin.txt" in result.stdout
     assert (result.stdout + result.stderr).count("Windows-1252") == 1, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["run"], ["console"], ["search", "reward"], ["ask", "what is a reward model?"], ["index"],
+     ["db", "copy", "--from", "x.db"]],
+    ids=lambda args: " ".join(args[:2]),
+)
+def test_every_subcommand_takes_config(tmp_path, args):
+    """Issue 30 item 9: the README says every subcommand takes --config FILE. Each reads the file it
+    names (a missing one is the settings error, not argparse's "unrecognized arguments")."""
+    missing = tmp_path / "missing.toml"
+    result = run([*args, "--config", str(missing)], {"DISCORD_TOKEN": TOKEN}, input_text="", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"paperbot: PAPERBOT_CONFIG: no config file at {missing}"
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    assert "Every subcommand takes `--config FILE`" in readme

@@ -289,7 +289,7 @@ def test_a_stale_c_kernel_is_never_called_numpy_ranks_with_one_warning(synth_ind
             assert postings.compiled_kernel() == "numpy"  # decided once: no second warning
             docs, scores, total = core.top(["model", "learn"], 10)
         why = postings.KERNEL_UNAVAILABLE
-        assert [str(w.message) for w in caught] == [f"ranking with numpy, about 4x slower: {why}"]
+        assert [str(w.message) for w in caught] == [f"ranking with numpy, about 5-7x slower: {why}"]
         assert caught[0].category is RuntimeWarning
         assert "is stale" in why and said in why and "`pip install -e .`" in why and _C.__file__ in why
         assert postings._kernel is None and postings.KERNEL_STALE

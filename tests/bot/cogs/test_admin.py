@@ -391,7 +391,7 @@ async def test_reindex_progress_edits_are_throttled(harness, monkeypatch):
 
 
 async def test_a_plain_reindex_and_a_restart_both_serve_the_configured_corpus(make_harness, tmp_path):
-    # The rule (README, "Which corpus is served"): CORPUS_PATH at start and for a plain reindex;
+    # The rule (docs/corpus.md, "Which corpus is served"): CORPUS_PATH at start and for a plain reindex;
     # path: serves another corpus only until then.
     h = await make_harness()
     full = len(h.bot.engine)
