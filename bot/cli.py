@@ -75,14 +75,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         # --corpus goes first: after a "--" in the remaining words it would be read as query text
         forwarded = [command, *(["--corpus", str(settings.corpus_path)] if args.corpus else []), *remaining]
-        return retrieval_cli.main(
-            forwarded,
-            default_corpus=settings.corpus_path,
-            params=settings.bm25,
-            cache_dir=settings.index_cache_dir,
-            render_snippet=render.snippet,
-            headers=settings.corpus_headers,
-        )
+        words = remaining[: remaining.index("--")] if "--" in remaining else remaining
+        asked_help = bool({"-h", "--help"} & set(words))
+        try:
+            return retrieval_cli.main(
+                forwarded,
+                default_corpus=settings.corpus_path,
+                params=settings.bm25,
+                cache_dir=settings.index_cache_dir,
+                render_snippet=render.snippet,
+                headers=settings.corpus_headers,
+            )
+        finally:
+            if asked_help:  # the retrieval command's own flags printed: then the shared ones
+                print("\npaperbot's options (as for run and console):")
+                print(pre.format_help().split("options:\n", 1)[-1].rstrip())
 
     if command == "db":
         return _db(rest)

@@ -174,3 +174,14 @@ def test_every_subcommand_takes_config(tmp_path, args):
     assert result.stderr.strip() == f"paperbot: PAPERBOT_CONFIG: no config file at {missing}"
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     assert "Every subcommand takes `--config FILE`" in readme
+
+
+@pytest.mark.parametrize("command", ["search", "ask", "index"])
+def test_the_help_of_the_retrieval_commands_lists_the_shared_flags(tmp_path, command):
+    """``paperbot search --help`` (ask, index) names --config, --database and --log-level too, which
+    these commands take like run and console do (they listed only their own flags)."""
+    result = run([command, "--help"], {}, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    shared = result.stdout.split("paperbot's options", 1)[1]
+    for flag in ("--config", "--corpus", "--database", "--log-level"):
+        assert flag in shared, result.stdout
