@@ -18,3 +18,4 @@ AUTHOR_NAME_LIMIT = 256
 OPTION_LIMIT = 100  # a select option's label, value and description; a choice's name and value
 OPTIONS_PER_SELECT = 25
 MAX_CHOICES = 25  # choices in one autocomplete answer
+URL_LIMIT = 2048  # an embed's url and a link button's (retrieval keeps no longer link)

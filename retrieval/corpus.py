@@ -316,8 +316,9 @@ def _text_field(record: dict[str, object], *keys: str) -> str:
     return ""
 
 
-#: Longest paper id kept as given: Discord's limit for a select option or button value (the paper id
-#: travels in those). A longer JSON Lines id is replaced by a short key derived from it.
+#: Longest paper id kept as given: an id is a short key people type, paste and send in links and
+#: controls (a front end may rely on it: the bot's buttons and menus carry it). A longer JSON Lines id
+#: is replaced by a short key derived from it.
 MAX_ID_LENGTH = 100
 
 def long_id_key(explicit_id: str) -> str:
@@ -359,8 +360,8 @@ def _parse_jsonl(text: str, source: str) -> tuple[list[Record], list[SkippedBloc
                 SkippedBlock(
                     source,
                     number,
-                    f"id: {len(explicit)} characters, over the {MAX_ID_LENGTH} a Discord button or menu "
-                    f"value holds; the paper loads as id {key}",
+                    f"id: {len(explicit)} characters, over the {MAX_ID_LENGTH} a paper id may have; "
+                    f"the paper loads as id {key}",
                 )
             )
             explicit = key

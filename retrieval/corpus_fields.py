@@ -212,7 +212,7 @@ def authors_from_list(items: list[object]) -> tuple[tuple[str, ...], bool]:
 # Links
 # --------------------------------------------------------------------------------------------------
 
-#: Longest url kept (Discord rejects an embed whose url is longer).
+#: Longest url kept (2,048 characters: what browsers, and chat services' link fields, take).
 MAX_URL_LENGTH = 2048
 _DOI = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$", re.I)
 _ARXIV = re.compile(r"^arxiv:\s*(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)$", re.I)
@@ -229,8 +229,8 @@ def normalize_url(value: str) -> str | None:
     ``https://doi.org/10.48550/arXiv.2401.00002``; ``arxiv:2401.00001`` becomes
     ``https://arxiv.org/abs/2401.00001``; a bare host (``arxiv.org/abs/2401.00001``,
     ``www.example.org``, ``//example.org/x``) gets ``https://``. Anything else (``javascript:``,
-    ``ftp:``, a relative path, text with spaces, over :data:`MAX_URL_LENGTH`) is None: Discord rejects
-    a message whose embed url is not http(s).
+    ``ftp:``, a relative path, text with spaces, over :data:`MAX_URL_LENGTH`) is None: a paper's link
+    is one a reader can open.
     """
     url = value.strip()
     m = _DOI.match(url) or _ARXIV.match(url)

@@ -164,8 +164,8 @@ class Answer:
     papers: tuple[Paper, ...]
 
 
-#: Fields whose problem is repaired while the paper still loads (a JSON Lines id over the length a
-#: Discord control holds is replaced, a link that is no http(s) link is dropped): a note, not a skip.
+#: Fields whose problem is repaired while the paper still loads (a JSON Lines id over the length an id
+#: may have is replaced, a link that is no http(s) link is dropped): a note, not a skip.
 REPAIRED_FIELDS = frozenset({"id", "url"})
 
 
