@@ -267,10 +267,6 @@ class _Lines:
         self._authors: list[int | None] = [None] * n
         self.names: dict[int, tuple[tuple[str, ...], bool]] = {}  # parse_authors of lines read so
 
-    def name_like(self, i: int) -> bool:
-        """A short list of names (what the title and the abstract must not be)."""
-        return self.authors_cost(i) == 0 and not self.prose[i]
-
     def names_list(self, i: int) -> bool:
         """Line ``i`` is a clear authors line: labelled, or a list of two names or more, or names
         with ``et al.``."""
