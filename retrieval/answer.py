@@ -231,7 +231,7 @@ class _Text:
 #: keeps alive: papers are made on demand from the mapped index). 512 bound it to ~13 MB: an /ask
 #: analyses its 8 candidates (DEPTH), and 512 holds the candidates of the last 64 questions.
 TEXT_CACHE_MAX = 512
-#: Words at a sentence's opening that tell what it is about ("Teacher hacking occurs when ...").
+#: Index terms at a sentence's opening that tell what it is about ("Teacher hacking occurs when ...").
 _HEAD_WORDS = 5
 
 
@@ -244,7 +244,7 @@ def _text(abstract: str, title: str) -> _Text:
     texts = tuple(t for t, _ in found)
     ordered_tokens = [tokenize(x) for x in texts]
     tokens = tuple(frozenset(t) for t in ordered_tokens)
-    heads = tuple(frozenset(tokenize(" ".join(x.split()[:_HEAD_WORDS]))) for x in texts)
+    heads = tuple(frozenset(t[:_HEAD_WORDS]) for t in ordered_tokens)
     title_tokens = frozenset(tokenize(title))
     vocab = frozenset().union(*tokens, title_tokens)
     return _Text(

@@ -65,41 +65,102 @@ _DIGIT_RE = re.compile(r"\d")
 _POSITION_BINS = 5
 #: Words of a sentence's opening that are features of their own (with their place).
 _OPENING = 3
+_SHIFT = np.uint64(64 - 15)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+# Feature families, mixed into the word hashes so that "w:model" and "o0:model" land apart.
+_UNIGRAM, _BIGRAM, _OPEN, _PREV, _NEXT = (np.uint64(t) for t in (11, 13, 17, 19, 23))
+#: Word hashes already computed (bounded: cleared when full).
+_WORD_HASHES: dict[str, int] = {}
+_WORD_HASHES_MAX = 200_000
 
 
-def _hash(feature: str) -> int:
+def _crc(text: str) -> int:
     # crc32, not hash(): the fitted weights must be found again in every process.
-    return zlib.crc32(feature.encode("utf-8")) & (ROLE_DIM - 1)
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def _word_hash(word: str) -> int:
+    got = _WORD_HASHES.get(word)
+    if got is None:
+        if len(_WORD_HASHES) >= _WORD_HASHES_MAX:
+            _WORD_HASHES.clear()
+        got = _WORD_HASHES[word] = _crc(word) + 1  # never 0: 0 stands for "no word"
+    return got
+
+
+def _mix(x: npt.NDArray[np.uint64], family: np.uint64) -> npt.NDArray[np.int64]:
+    """Feature ids in ``range(ROLE_DIM)`` of hashed values of one family (multiplicative hashing)."""
+    with np.errstate(over="ignore"):
+        return (((x ^ (family * _GOLDEN)) * _GOLDEN) >> _SHIFT).astype(np.int64)
+
+
+def _fixed(name: str) -> int:
+    return _crc(name) & (ROLE_DIM - 1)
+
+
+_BIAS = _fixed("bias")
+_POS = [_fixed(f"pos{i}") for i in range(_POSITION_BINS)]
+_FIRST, _LAST, _SECOND, _DIGIT = (_fixed(x) for x in ("first", "last", "second", "digit"))
+_LEN = [_fixed(f"len{i}") for i in range(6)]
 
 
 def _words(sentence: str) -> list[str]:
     return ["0" if w[0].isdigit() else w for w in _WORD_RE.findall(sentence.casefold())]
 
 
-def role_features(sentences: Sequence[str]) -> list[list[int]]:
-    """Hashed feature ids of each sentence of one abstract (in order), for the role classifier."""
+def role_features(sentences: Sequence[str]) -> list[npt.NDArray[np.int64]]:
+    """Hashed feature ids of each sentence of one abstract (in order), for the role classifier: its
+    words and word pairs, its first words with their place, the first two words of the sentences
+    either side, its position fifth, first / second / last, numbers, length. Computed for the whole
+    abstract at once (numpy), as /ask reads a few abstracts per question cold."""
     n = len(sentences)
-    words = [_words(s) for s in sentences]
-    opening = [" ".join(w[:2]) for w in words]
-    out = []
-    for i, ws in enumerate(words):
-        feats = ["bias", f"pos{min(_POSITION_BINS - 1, i * _POSITION_BINS // max(n, 1))}"]
+    if not n:
+        return []
+    words = [_words(x) for x in sentences]
+    lengths = np.array([len(w) for w in words], dtype=np.int64)
+    h = np.array([_word_hash(w) for ws in words for w in ws], dtype=np.uint64)
+    sid = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    starts = np.cumsum(lengths) - lengths
+    place = np.arange(len(h), dtype=np.int64) - np.repeat(starts, lengths)
+    big = np.uint64(1_000_003)
+    with np.errstate(over="ignore"):
+        second = np.zeros(n, dtype=np.uint64)
+        has2 = lengths > 1
+        second[has2] = h[starts[has2] + 1]
+        first = np.zeros(n, dtype=np.uint64)
+        first[lengths > 0] = h[starts[lengths > 0]]
+        opening = first * big ^ second
+        same = sid[:-1] == sid[1:]
+        pairs = (h[:-1] * big ^ h[1:])[same]
+    opens = place < _OPENING
+    prev = np.r_[np.uint64(0), opening[:-1]].astype(np.uint64)
+    nxt = np.r_[opening[1:], np.uint64(0)].astype(np.uint64)
+    fixed_ids: list[int] = []
+    fixed_sid: list[int] = []
+    for i in range(n):
+        row = [_BIAS, _POS[min(_POSITION_BINS - 1, i * _POSITION_BINS // n)],
+               _LEN[min(int(lengths[i]) // 10, 5)]]
         if i == 0:
-            feats.append("first")
+            row.append(_FIRST)
         if i == n - 1:
-            feats.append("last")
+            row.append(_LAST)
         if i == 1:
-            feats.append("second")
+            row.append(_SECOND)
         if _DIGIT_RE.search(sentences[i]):
-            feats.append("digit")
-        feats.append(f"len{min(len(ws) // 10, 5)}")
-        feats += [f"w:{w}" for w in ws]
-        feats += [f"b:{a} {b}" for a, b in zip(ws, ws[1:], strict=False)]
-        feats += [f"o{k}:{w}" for k, w in enumerate(ws[:_OPENING])]
-        feats.append(f"prev:{opening[i - 1]}" if i else "prev:<s>")
-        feats.append(f"next:{opening[i + 1]}" if i + 1 < n else "next:</s>")
-        out.append(sorted({_hash(f) for f in feats}))
-    return out
+            row.append(_DIGIT)
+        fixed_ids += row
+        fixed_sid += [i] * len(row)
+    ids = np.concatenate([
+        np.array(fixed_ids, dtype=np.int64), _mix(h, _UNIGRAM), _mix(pairs, _BIGRAM),
+        _mix(h[opens] * np.uint64(7) + place[opens].astype(np.uint64), _OPEN),
+        _mix(prev, _PREV), _mix(nxt, _NEXT),
+    ])
+    owner = np.concatenate([
+        np.array(fixed_sid, dtype=np.int64), sid, sid[:-1][same], sid[opens], np.arange(n), np.arange(n),
+    ])
+    keys = np.unique(owner * ROLE_DIM + ids)  # each feature once per sentence, sentences in order
+    cuts = np.searchsorted(keys, np.arange(1, n) * ROLE_DIM)
+    return [part % ROLE_DIM for part in np.split(keys, cuts)]
 
 
 def role_probabilities(
@@ -112,12 +173,14 @@ def role_probabilities(
         sentences: The abstract's sentences in order, section labels taken off.
         labels: Each sentence's section label (``""`` for none); a label's role is certain.
     """
-    out = np.zeros((len(sentences), len(ROLES)))
-    for i, ids in enumerate(role_features(sentences)):
-        logits = weights[ids].sum(axis=0, dtype=np.float64)
-        logits -= logits.max()
-        p = np.exp(logits)
-        out[i] = p / p.sum()
+    if not len(sentences):
+        return np.zeros((0, len(ROLES)))
+    ids = role_features(sentences)
+    starts = np.cumsum([0] + [len(x) for x in ids[:-1]])
+    logits = np.add.reduceat(weights[np.concatenate(ids)].astype(np.float64), starts, axis=0)
+    logits -= logits.max(axis=1, keepdims=True)
+    out = np.exp(logits)
+    out /= out.sum(axis=1, keepdims=True)
     for i, label in enumerate(labels):
         role = label_role(label) if label else None
         if role is not None:
