@@ -38,7 +38,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from retrieval.answer_model import AnswerModel, load_model
+from retrieval.answer_model import AnswerModel, generation, load_model
 from retrieval.markup import strip_markup, url_spans
 from retrieval.models import Answer, AnswerSentence, Paper
 from retrieval.query import plain_query
@@ -254,9 +254,19 @@ def _text(abstract: str, title: str) -> _Text:
 
 
 @lru_cache(maxsize=TEXT_CACHE_MAX)
-def _roles(abstract: str, title: str) -> npt.NDArray[np.float64]:
+def _roles(abstract: str, title: str, model: int) -> npt.NDArray[np.float64]:
+    """Role probabilities of the abstract's sentences under the model in use (``model``: its
+    :func:`~retrieval.answer_model.generation`, so that another model does not read stale roles)."""
     text = _text(abstract, title)
     return role_probabilities(load_model().role_weights, text.sentences, text.labels)
+
+
+def _model() -> AnswerModel:
+    model = load_model()
+    if model.features != FEATURES:
+        raise ValueError("the answer model was fitted on other features than this code computes; refit it "
+                         "(bench/fit_answer.py)")
+    return model
 
 
 def clear_caches() -> None:
@@ -274,7 +284,7 @@ def paper_sentences(paper: Paper) -> tuple[str, ...]:
 def sentence_roles(paper: Paper) -> list[dict[str, float]]:
     """The probability of each rhetorical role (:data:`retrieval.roles.ROLES`) for each sentence of
     :func:`paper_sentences`, in order."""
-    probs = _roles(paper.abstract, paper.title)
+    probs = _roles(paper.abstract, paper.title, generation())
     return [dict(zip(ROLES, map(float, row), strict=True)) for row in probs]
 
 
@@ -398,7 +408,7 @@ def candidates(
     for rank, (doc, bm25) in enumerate(papers):
         paper = index.papers[doc]
         text = _text(paper.abstract, paper.title)
-        roles = _roles(paper.abstract, paper.title)
+        roles = _roles(paper.abstract, paper.title, generation())
         n = len(text.sentences)
         families = {i: _family(words[i], text) for i in topical}
         families = {i: f for i, f in families.items() if f}
@@ -469,7 +479,7 @@ def _scored(index: AnswerIndex, question: str, within: Collection[int] | None,
 def rank_papers(index: AnswerIndex, question: str, n: int = 5) -> list[int]:
     """Positions of the (at most ``n``) papers that bear on ``question``, best first, by their best
     candidate sentence: the paper of :func:`answer`'s first sentence comes first."""
-    found, probs = _scored(index, question, None, load_model())
+    found, probs = _scored(index, question, None, _model())
     best: dict[int, float] = {}
     for (doc, _), p in zip(found.pairs, probs.tolist(), strict=True):
         best[doc] = max(best.get(doc, 0.0), p)
@@ -503,7 +513,7 @@ def answer(
     k = DEFAULT_SENTENCES if k is None else k
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_SENTENCES:
         raise ValueError(f"k must be an integer from 1 to {MAX_SENTENCES}, not {k!r}")
-    model = load_model()
+    model = _model()
     found, probs = _scored(index, question, within, model)
     nothing = Answer(question=question, sentences=(), papers=())
     if not len(probs):

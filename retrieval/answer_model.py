@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["MODEL_FILE", "MODEL_VERSION", "AnswerModel", "load_model", "model_path", "using"]
+__all__ = ["MODEL_FILE", "MODEL_VERSION", "AnswerModel", "generation", "load_model", "model_path", "using"]
 
 #: Bumped whenever the features or the file's layout change: a file of another version is refused.
 MODEL_VERSION = "answer-v1"
@@ -120,6 +120,7 @@ def model_path() -> Path:
 _lock = threading.Lock()
 _loaded: list[AnswerModel] = []
 _override: list[AnswerModel] = []
+_generation = [0]
 
 
 def load_model() -> AnswerModel:
@@ -130,21 +131,22 @@ def load_model() -> AnswerModel:
     if not _loaded:
         with _lock:
             if not _loaded:
-                from retrieval.answer import FEATURES  # the answerer imports this module
-
-                _loaded.append(AnswerModel.load(model_path(), FEATURES))
+                _loaded.append(AnswerModel.load(model_path()))
     return _loaded[0]
+
+
+def generation() -> int:
+    """Changes whenever another model comes into use (what is derived from a model is cached by it)."""
+    return _generation[0]
 
 
 @contextmanager
 def using(model: AnswerModel) -> Iterator[AnswerModel]:
     """Answer with ``model`` instead of the shipped one inside the block (fitting and benchmarks)."""
-    from retrieval import answer
-
     _override.append(model)
-    answer.clear_caches()
+    _generation[0] += 1
     try:
         yield model
     finally:
         _override.pop()
-        answer.clear_caches()
+        _generation[0] += 1
