@@ -19,12 +19,17 @@ log = logging.getLogger(__name__)
 
 USAGE = """\
 paperbot run [--processes N]      start the Discord bot (needs DISCORD_TOKEN); N forked shard processes
-paperbot console                  the bot's commands offline, in this terminal
+paperbot console [--out FOLDER] [--log-file FILE]
+                                  the bot's commands offline, in this terminal (/export saves to FOLDER;
+                                  logs go to FILE, default console.log beside the SQLite database)
 paperbot search QUERY [...]       ranked papers (--json, --top K, --queries FILE)
 paperbot ask QUESTION [...]       an extractive answer with citations
 paperbot index                    (re)build the index and print the ingest report
-paperbot db copy --from A --to B  copy every saved list from one database to another (path or URL)
-Common flags: --corpus PATH, --config FILE, --database PATH, --log-level LEVEL. See README.md."""
+paperbot db copy --from A --to B  copy everything users saved (lists, watches, servers' /club lists)
+                                  from one database to another (path or URL); --config FILE with only
+                                  one of them: the configured database is the other
+Every command takes --config FILE; all but db copy also --corpus PATH, --database PATH, --log-level LEVEL.
+See README.md."""
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -88,6 +93,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog=f"paperbot {command}")
     _common(parser)
+    if command == "console":
+        parser.add_argument(
+            "--out",
+            metavar="FOLDER",
+            help="where /export saves its files (default: the working folder; made if missing)",
+        )
+        parser.add_argument(
+            "--log-file",
+            metavar="FILE",
+            help="where the log goes (default: console.log in the folder of the SQLite database)",
+        )
     if command == "run":
         parser.add_argument(
             "--processes",
@@ -105,11 +121,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     if command == "console":
-        # The console's own output is the conversation; logs stay quiet unless asked for.
-        setup_logging(settings.log_level if args.log_level else "WARNING")
+        # The console's screen is the conversation: log lines (a failed reindex's WARNING…) go to a
+        # file, not over the replies; WARNING and up unless --log-level asks for more.
+        log_file = Path(args.log_file).expanduser() if args.log_file else console_log_file(settings)
+        try:
+            setup_logging(settings.log_level if args.log_level else "WARNING", file=log_file)
+        except OSError as exc:
+            print(f"paperbot: cannot write the log file {log_file}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         from bot.console import run_console
 
-        return run_console(settings)
+        return run_console(settings, out_dir=args.out)
 
     setup_logging(settings.log_level)
     if settings.processes > 1:
@@ -121,8 +143,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_bot(settings)
 
 
+def console_log_file(settings: Settings) -> Path:
+    """The console's log file when --log-file is not given: ``console.log`` in the folder of the
+    SQLite database (DATABASE_PATH, data/ by default; also with DATABASE_URL set)."""
+    return Path(settings.database_path).expanduser().parent / "console.log"
+
+
 def _db(argv: Sequence[str]) -> int:
-    """``paperbot db copy --from SOURCE --to TARGET``: merge every list of SOURCE into TARGET."""
+    """``paperbot db copy --from SOURCE --to TARGET``: merge every row of user data of SOURCE into TARGET."""
     parser = argparse.ArgumentParser(
         prog="paperbot db",
         description="Database maintenance. SOURCE and TARGET are SQLite paths or postgresql:// URLs.",
@@ -130,15 +158,26 @@ def _db(argv: Sequence[str]) -> int:
     commands = parser.add_subparsers(dest="action", required=True)
     copy = commands.add_parser(
         "copy",
-        help="copy every list, note, snapshot and timestamp (rows already in TARGET are kept: safe to rerun)",
+        help="copy every list, saved item, note, snapshot, watch, watch pause and server reading-list entry, "
+        "with their timestamps, in one transaction (rows already in TARGET are kept: safe to rerun)",
     )
-    copy.add_argument("--from", dest="source", required=True, help="the database to read (not changed)")
-    copy.add_argument("--to", dest="target", required=True, help="the database to write (created/migrated)")
+    copy.add_argument("--from", dest="source", help="the database to read (not changed)")
+    copy.add_argument("--to", dest="target", help="the database to write (created/migrated)")
+    copy.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the configured database (this config, the environment, .env) is the side not given",
+    )
     args = parser.parse_args(argv)
     setup_logging("WARNING")
+    try:
+        args.source, args.target = _copy_sides(args.source, args.target, args.config)
+    except SettingsError as exc:
+        print(f"paperbot: {exc}", file=sys.stderr)
+        return 2
     import asyncio
 
-    from bot.store import DatabaseError, Store, StoreError
+    from bot.store import CopyConflictError, DatabaseError, Store, StoreError
     from bot.store.base import is_url
 
     def label(target: str) -> str:
@@ -164,7 +203,10 @@ def _db(argv: Sequence[str]) -> int:
                 return 2
             try:
                 counts = await target.copy_from(source)
-                have = {table: len(rows) for table, rows in (await source.dump()).items()}
+            except CopyConflictError as exc:
+                sides = f"{label(args.source)} -> {label(args.target)}"
+                print(f"paperbot: cannot copy {sides}, nothing was written: {exc}", file=sys.stderr)
+                return 2
             except DatabaseError as exc:
                 print(f"paperbot: the copy failed, nothing was written: {_cause(exc)}", file=sys.stderr)
                 return 2
@@ -173,17 +215,42 @@ def _db(argv: Sequence[str]) -> int:
         finally:
             await source.close()
         print(f"copied {label(args.source)} -> {label(args.target)}")
-        for name, table, written in (
-            ("lists", "lists", counts.lists),
-            ("saved items", "saved", counts.saved),
-            ("paper snapshots", "papers", counts.snapshots),
-            ("imported records", "imported", counts.imported),
-        ):
-            line = f"  {name:<17} {have[table]:>8,} in the source, {written:>8,} written"
-            print(line + " (the rest were there)")
+        width = max(len(t.rows) for t in counts.tables)
+        for t in counts.tables:
+            line = f"  {t.rows:<{width}} {t.in_source:>8,} in the source, {t.written:>8,} written"
+            print(line + (" (the rest were there)" if t.written < t.in_source else ""))
         return 0
 
     return asyncio.run(copy_all())
+
+
+def _copy_sides(source: str | None, target: str | None, config: str | None) -> tuple[str, str]:
+    """``(--from, --to)`` of ``db copy``: with ``--config``, the configured database is the one left out.
+
+    Raises:
+        SettingsError: Not exactly one side with --config, not both without it, one database twice,
+            or a malformed setting.
+    """
+    if config is None:
+        if source is None or target is None:
+            raise SettingsError("db copy needs --from and --to (or --config and one of them)")
+        return source, target
+    if (source is None) == (target is None):
+        both = "not both" if source is not None else "one of them"
+        raise SettingsError(f"with --config, give --from or --to ({both}): --config names the other side")
+    configured = str(load_settings(config_path=config).database_target)
+    source, target = source or configured, target or configured
+    from bot.settings import mask_url
+    from bot.store.base import is_url
+
+    if is_url(source) or is_url(target):
+        same = source == target
+    else:
+        same = Path(source).expanduser().resolve() == Path(target).expanduser().resolve()
+    if same:
+        shown = mask_url(source) if is_url(source) else source
+        raise SettingsError(f"--from and --to are the same database ({shown})")
+    return source, target
 
 
 def _cause(exc: BaseException) -> str:

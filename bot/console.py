@@ -8,10 +8,12 @@ to press one. You own the application here, so ``/admin`` commands work too.
 
 Lines::
 
-    /search sparse autoencoders limit:3      free text fills the first required option
+    /search sparse autoencoders limit:3      words fill the required options, in order
     /save 1a2b3c4d list:"to read"            name:value or name:"multi word" for the others
     /admin reindex                           subcommands (and groups) by name
     @bot what is RLHF?                       a mention (answered as a reply)
+    /export json                             saved in the --out folder (default: the working folder)
+    /import paperbot-all.json                a path (relative: to the working or the --out folder)
     2                                        press control [2] of the last message
     help | quit (or end of input)
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
+import itertools
 import logging
 import re
 import sys
@@ -51,7 +54,7 @@ from bot.services.transfer import ExportFile
 from bot.settings import Settings
 from bot.store import StoreError
 from bot.ui import embeds as E
-from bot.ui.admin import PROGRESS_EDIT_INTERVAL, progress_text, reindex_embed, stats_embed
+from bot.ui.admin import PROGRESS_EDIT_INTERVAL, progress_text, reindex_pages, stats_embed
 from bot.ui.answers import answer_message
 from bot.ui.club import club_embed
 from bot.ui.library import lists_embed, saved_list_page
@@ -70,8 +73,12 @@ Type a slash command as you would in Discord, e.g.
   <number>           press the numbered button or select option of the last message
   help               this help and the list of commands
   quit               leave (end of input works too)
-Free text fills the command's first required option; other options are name:value or name:"two words",
-and text after a text option belongs to it, as in Discord ("phrases" keep their quotes in a query).
+Words that are not name:value fill the command's required options in order: one word each, or all of
+them when one option is required (/list move <id> <to>, /search <query>). Other options are name:value or
+name:"two words"; text after a text option belongs to it, as in Discord, unless a required option still
+needs it ("phrases" keep their quotes in a query). When the words could be read two ways, the reply
+shows the line to type. Log lines go to a file (paperbot console --log-file FILE; default console.log
+beside the SQLite database), never over the replies.
 """
 SYNC_OFFLINE = (
     "The console is offline: there are no Discord commands to sync here. Run /admin sync in Discord."
@@ -83,6 +90,9 @@ CONSOLE_USER_ID = 1200000000000000001
 #: The one server the console's user is in, and owns (Manage Server): /club works there.
 CONSOLE_GUILD_ID = 1300000000000000001
 
+#: How a boolean option may be typed (Discord's client offers True and False).
+_TRUE = frozenset({"true", "yes", "y", "on", "1"})
+_FALSE = frozenset({"false", "no", "n", "off", "0"})
 _MENTION = re.compile(r"^@\S*\s*(.*)$", re.S)
 # A word: runs of plain characters and "double-quoted" stretches (an unclosed quote runs to the end).
 _TOKEN = re.compile(r'(?:[^\s"]+|"[^"]*"?)+')
@@ -110,6 +120,8 @@ class Message:
     edited: bool = False
     controls: list[Control] = field(default_factory=list)
     file: tuple[str, bytes] | None = None
+    #: Where the console saved ``file`` (an export), to say so under it.
+    saved_to: Path | None = None
 
 
 def slash_commands() -> dict[str, app_commands.Command[Any, ..., Any] | app_commands.Group]:
@@ -138,8 +150,12 @@ def leaf_commands() -> Iterator[app_commands.Command[Any, ..., Any]]:
 class Console:
     """The read-eval-print loop over the services."""
 
-    def __init__(self, settings: Settings, stdin: IO[str], stdout: IO[str]) -> None:
+    def __init__(
+        self, settings: Settings, stdin: IO[str], stdout: IO[str], *, out_dir: str | Path | None = None
+    ) -> None:
         self.settings = settings
+        #: Where /export saves its files (``paperbot console --out``; default: the working folder).
+        self.out_dir = Path(out_dir).expanduser() if out_dir is not None else Path.cwd()
         self.stdin = stdin
         self.out = stdout
         self.interactive = stdin.isatty()
@@ -225,6 +241,11 @@ class Console:
         """Run one input line."""
         if line.lower() in {"help", "?", "/help"}:
             self.write(HELP)
+            folder = _shown(self.out_dir) if self.out_dir != Path.cwd() else "this folder"
+            self.write(
+                f"/export saves its file in {folder} (paperbot console --out FOLDER picks another); "
+                "/import <path> reads a .json export back.\n"
+            )
             self.write(self.command_list())
             return
         if line.isdigit():
@@ -272,11 +293,15 @@ class Console:
             path.append(tokens.pop(0).lower())
             command = child
         params = {p.display_name: p for p in command.parameters}
-        first = next((p.display_name for p in command.parameters if p.required), None)
+        required = [p.display_name for p in command.parameters if p.required]
+        first = required[0] if required else None
         raw: dict[str, str] = {}
-        free: list[str] = []
+        # Words that are not name:value, by their place in the line: free ones, and those that followed
+        # a text option's value (which, as in Discord, belong to it unless a required option needs them).
+        free: list[tuple[int, str]] = []
+        tails: dict[str, list[tuple[int, str]]] = {}
         last: str | None = None
-        for token in tokens:
+        for place, token in enumerate(tokens):
             key, sep, value = token.partition(":")
             if sep and key not in params and key.isidentifier():
                 # "fromat:bib" is a typo for an option, not text to put in another option.
@@ -285,29 +310,50 @@ class Console:
                     raise ValueError(f"/{' '.join(path)} has no option {key!r}: did you mean {close[0]}:?")
             if sep and key in params:
                 raw[key] = value
+                tails[key] = []
                 last = key
             elif last is not None and params[last].type is discord.AppCommandOptionType.string:
-                # As in Discord, what follows a text option belongs to it until the next option:
                 # query:"reward model" -quantum is the query "reward model" -quantum.
-                raw[last] += " " + token
+                tails[last].append((place, token))
             else:
-                free.append(token)
+                free.append((place, token))
+        missing = [name for name in required if name not in raw]
+        if len(free) < len(missing):
+            # The help's rule first: words that are not name:value fill the required options, in order
+            # (/search author:王小明 translation searches "translation" by 王小明).
+            free = sorted(free + [word for key in tails for word in tails[key]])
+            tails = {key: [] for key in tails}
+        for key, words in tails.items():
+            raw[key] = " ".join([raw[key], *(token for _, token in words)])
+        words = [token for _, token in free]
+        if missing and len(words) == len(missing):
+            raw.update(zip(missing, words, strict=True))
+        elif len(missing) == 1 and words:
+            raw[missing[0]] = " ".join(words)
+        elif missing and len(words) > len(missing):
+            # Which words belong to which option cannot be known: show the line to type.
+            guess = dict(raw, **dict(zip(missing, words, strict=False)))
+            guess[missing[-1]] = " ".join(words[len(missing) - 1 :])
+            raise ValueError(
+                f"/{' '.join(path)}: which words are {_names(missing)}? Quote a value of several words, "
+                f"or type {_form(path, command, guess)}"
+            )
+        elif missing:
+            raw.update(zip(missing, words, strict=False))
+            needed = [name for name in missing if name not in raw]
+            option = "option" if len(needed) == 1 else "options"
+            form = _form(path, command, raw)
+            raise ValueError(f"/{' '.join(path)} needs the {option} {_names(needed)}: type {form}")
+        elif words:
+            target = next((p.display_name for p in command.parameters if p.display_name not in raw), None)
+            if target is None:
+                raise ValueError(f"/{' '.join(path)} takes no more text: {' '.join(words)!r}")
+            raw[target] = " ".join(words)
         options: dict[str, Any] = {}
         for key, value in raw.items():
             if key != first and len(value) >= 2 and value[0] == value[-1] == '"' and '"' not in value[1:-1]:
                 value = value[1:-1]  # area:"Reinforcement Learning"; the query keeps its "phrase"
             options[key] = self.convert(params[key], value)
-        if free:
-            target = next(
-                (p for p in command.parameters if p.required and p.display_name not in options), None
-            )
-            target = target or next((p for p in command.parameters if p.display_name not in options), None)
-            if target is None:
-                raise ValueError(f"/{' '.join(path)} takes no more text: {' '.join(free)!r}")
-            options[target.display_name] = self.convert(target, " ".join(free))
-        missing = [p.display_name for p in command.parameters if p.required and p.display_name not in options]
-        if missing:
-            raise ValueError(f"/{' '.join(path)} needs {', '.join(missing)}")
         return " ".join(path), options
 
     def convert(self, param: app_commands.Parameter, value: str) -> Any:
@@ -336,13 +382,13 @@ class Console:
         if kind is discord.AppCommandOptionType.number:
             return float(value)
         if kind is discord.AppCommandOptionType.boolean:
-            return value.strip().lower() in {"1", "true", "yes", "y", "on"}
+            typed = value.strip().lower()
+            if typed in _TRUE or typed in _FALSE:
+                return typed in _TRUE
+            allowed = "true or false (or yes/no, on/off, 1/0)"
+            raise ValueError(f"{param.display_name} must be {allowed}, got {value!r}")
         if kind is discord.AppCommandOptionType.attachment:
-            path = Path(value).expanduser()
-            try:
-                return path.name, path.read_bytes()
-            except OSError as exc:
-                raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+            return self.local_file(value)
         if param.choices:
             typed = value.strip().lower()
             for choice in param.choices:
@@ -355,6 +401,20 @@ class Console:
             names = ", ".join(str(c.value) for c in param.choices)
             raise ValueError(f"{param.display_name} must be one of {names}")
         return value
+
+    def local_file(self, typed: str) -> Path:
+        """The file a path names (an attachment option): as typed, else relative to the working folder,
+        else to the export folder (where /export saved it)."""
+        text = typed.strip()
+        if len(text) >= 2 and text[0] == text[-1] == '"':
+            text = text[1:-1]
+        path = Path(text).expanduser()
+        candidates = [path] if path.is_absolute() else [Path.cwd() / path, self.out_dir / path]
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            where = " or ".join(_shown(c.parent) for c in dict.fromkeys(candidates))
+            raise ValueError(f"cannot read {text}: no such file in {where}")
+        return found
 
     def command_list(self) -> str:
         """Every command with its options, for ``help``."""
@@ -535,15 +595,28 @@ class Console:
         else:
             result = await self.s.transfer.export(self.user_id, o["format"], o.get("list"))
         if isinstance(result, ExportFile):
-            self.show(Message(result.text, file=(result.filename, result.data)))
+            # Offline there is nobody to hand the file to: it is saved, never over an earlier one.
+            try:
+                saved = await asyncio.to_thread(_save_new, self.out_dir, result.filename, result.data)
+            except OSError as exc:
+                where = _shown(self.out_dir)
+                raise ValueError(f"cannot save {result.filename} in {where}: {exc.strerror or exc}") from None
+            self.show(Message(result.text, file=(result.filename, result.data), saved_to=saved))
         else:
             self.notice(result)
 
     async def import_(self, o: dict[str, Any]) -> None:
-        filename, data = o["file"]
+        path: Path = o["file"]
         transfer = self.s.transfer
-        refused = transfer.check_import(filename, len(data))
-        self.notice(refused or await transfer.import_json(self.user_id, data, o.get("list")))
+        try:
+            refused = transfer.check_import(path.name, (await asyncio.to_thread(path.stat)).st_size)
+            if refused is not None:
+                self.notice(refused)
+                return
+            data = await asyncio.to_thread(path.read_bytes)
+        except OSError as exc:
+            raise ValueError(f"cannot read {_shown(path)}: {exc.strerror or exc}") from None
+        self.notice(await transfer.import_json(self.user_id, data, o.get("list")))
 
     # -- commands: administration (the console's user owns the application) ----------------------
 
@@ -565,8 +638,16 @@ class Console:
         if outcome.error is not None:
             self.show(Message(outcome.error, edited=True))
             return
-        embeds = E.fit_embeds([reindex_embed(outcome)])
-        self.show(Message("✅ Reindex complete.", embeds, edited=True))
+        pages = reindex_pages(outcome)
+
+        def report_page(index: int) -> Message:
+            async def goto(target: int) -> None:
+                self.show(report_page(target))
+
+            embeds, controls = E.fit_embeds([pages[index]]), pager(index, len(pages), goto)
+            return Message("✅ Reindex complete.", embeds, edited=True, controls=controls)
+
+        self.show(report_page(0))
         if outcome.report is not None:
             for dm in await self.s.watch.alerts(outcome.report.added):
                 who = "you" if dm.user_id == self.user_id else f"user {dm.user_id}"
@@ -648,7 +729,10 @@ class Console:
             lines += self.render_embed(embed.to_dict())
         if message.file is not None:
             filename, data = message.file
-            lines.append(f"📎 {filename} ({len(data)} bytes)")
+            where = f" saved as {_shown(message.saved_to)}" if message.saved_to is not None else ""
+            lines.append(f"📎 {filename} ({len(data):,} bytes){where}")
+            if message.saved_to is not None and message.saved_to.suffix == ".json":
+                lines.append(f"   /import {_shown(message.saved_to)} reads it back")
             text = data.decode("utf-8", "replace").splitlines()
             lines += [f"   {line}" for line in text[:8]] + (["   …"] if len(text) > 8 else [])
         lines += self.render_controls(message.controls)
@@ -691,6 +775,52 @@ class Console:
         for placeholder, options in selects.items():
             lines += [placeholder, *options]
         return lines
+
+
+def _names(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
+def _form(path: list[str], command: app_commands.Command[Any, ..., Any], values: dict[str, str]) -> str:
+    """The command line to type: every given or required option as name:value, in the command's order
+    (a value of several words in quotes, a missing one as name:<name>)."""
+    parts = [f"/{' '.join(path)}"]
+    for param in command.parameters:
+        name = param.display_name
+        value = values.get(name)
+        if value is None:
+            if param.required:
+                parts.append(f"{name}:<{name}>")
+            continue
+        if any(c.isspace() for c in value) and not (value[:1] == value[-1:] == '"' and len(value) > 1):
+            value = f'"{value}"'
+        parts.append(f"{name}:{value}")
+    return " ".join(parts)
+
+
+def _save_new(folder: Path, filename: str, data: bytes) -> Path:
+    """Write ``data`` to ``folder/filename`` (the folder made if missing), or to ``name-2.ext``,
+    ``name-3.ext``… when that file exists: an export never replaces an earlier one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem, suffix = Path(filename).stem, Path(filename).suffix
+    for n in itertools.count(1):
+        path = folder / (filename if n == 1 else f"{stem}-{n}{suffix}")
+        try:
+            with path.open("xb") as handle:  # "x": fails rather than replace a file made meanwhile
+                handle.write(data)
+        except FileExistsError:
+            continue
+        return path
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _shown(path: Path) -> str:
+    """A path as the user can type it back: relative to the working folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def pager(index: int, pages: int, goto: Callable[[int], Awaitable[None]]) -> list[Control]:
@@ -767,11 +897,20 @@ async def _readline(stream: IO[str]) -> str:
     return await future
 
 
-def run_console(settings: Settings, *, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Run the offline console until ``quit`` or end of input; 0 on success, 2 if it cannot start."""
+def run_console(
+    settings: Settings,
+    *,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    out_dir: str | Path | None = None,
+) -> int:
+    """Run the offline console until ``quit`` or end of input; 0 on success, 2 if it cannot start.
+
+    ``out_dir``: where /export saves its files (default: the working folder).
+    """
     # One person at a keyboard (or a script of commands): nothing is rate-limited here.
     settings = dataclasses.replace(settings, cooldown_per=0.0)
-    console = Console(settings, stdin or sys.stdin, stdout or sys.stdout)
+    console = Console(settings, stdin or sys.stdin, stdout or sys.stdout, out_dir=out_dir)
     try:
         return asyncio.run(console.run())
     except KeyboardInterrupt:

@@ -38,13 +38,6 @@ class UserCooldowns:
             return 0.0
         return self.bucket(user_id).update_rate_limit() or 0.0
 
-    def reset(self, user_id: int | None = None) -> None:
-        """Forget one user's uses (or everybody's)."""
-        if user_id is None:
-            self._buckets.clear()
-        else:
-            self._buckets.pop(user_id, None)
-
 
 def shared_cooldown() -> Callable[[T], T]:
     """An app-command check applying ``interaction.client.cooldowns`` (raises CommandOnCooldown)."""

@@ -174,7 +174,7 @@ class Engine:
         log.info(
             "index ready: %d papers from %d file(s) (%s, %.2f s)",
             len(index),
-            len(report.files),
+            len(report.files_read),
             how,
             report.build_seconds,
         )

@@ -4,16 +4,27 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
 
-def setup_logging(level: str = "INFO") -> None:
-    """Send every logger to stderr in one readable format; keep discord.py's HTTP chatter at WARNING."""
+def setup_logging(level: str = "INFO", *, file: Path | None = None) -> None:
+    """Send every logger to stderr (or, given ``file``, append to that file) in one readable format;
+    keep discord.py's HTTP chatter at WARNING.
+
+    Raises:
+        OSError: ``file`` cannot be opened for appending (its folder is made if missing).
+    """
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
-    handler = logging.StreamHandler(sys.stderr)
+    handler: logging.Handler
+    if file is None:
+        handler = logging.StreamHandler(sys.stderr)
+    else:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(file, encoding="utf-8")
     handler.setFormatter(logging.Formatter(FORMAT, datefmt="%Y-%m-%d %H:%M:%S"))
     handler.addFilter(_drop_voice_warnings)
     root.addHandler(handler)

@@ -1,35 +1,39 @@
-"""Discord-facing text from retrieval's data: bold, escaping, LaTeX → Unicode, length limits.
+"""Discord-facing text from retrieval's data: bold, escaping, emphasis, length limits.
 
 retrieval/ returns plain data (a hit's :class:`~retrieval.models.Snippet` is character spans into
-the abstract's plain display text); this module is the one place that turns it into Discord
-markdown, and it runs only for what is shown::
+the abstract's plain display text, :func:`retrieval.markup.styled` the emphasis of a text as spans);
+this module is the one place that turns it into Discord markdown, and it runs only for what is
+shown. Everything but the spans drawn is escaped, so a text can never mean markdown its author did
+not (a masked link, a spoiler, a heading); a link stays a link::
 
     from bot import render
 
-    render.snippet(hit.snippet)      # "… a **sparse** **autoencoder** learns …" (≤ 300 characters)
-    render.display(paper.abstract)   # the abstract with its LaTeX as readable Unicode
-    render.abstract(paper.abstract)  # the same, with markdown the author did not mean escaped
-    render.escape("a_b*c")           # "a\\_b\\*c"
+    render.snippet(hit.snippet)           # "… a **sparse** **autoencoder** learns …" (≤ 300 characters)
+    render.abstract(paper.abstract, 600)  # LaTeX as Unicode, \\textbf as **bold**, the rest escaped
+    render.pages(paper.abstract, 4096)    # the whole abstract in pieces of at most 4096 characters
+    render.title(paper.title, 150)        # a plain title, escaped
+    render.escape("a_b*c")                # "a\\_b\\*c"
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 
-from retrieval.markup import latex_to_display
-from retrieval.models import Snippet
+from retrieval import markup
+from retrieval.models import Snippet, Styled
 
 __all__ = [
     "ELLIPSIS",
     "SNIPPET_LIMIT",
     "abstract",
     "code",
-    "display",
+    "draw",
     "escape",
-    "plain",
+    "pages",
     "snippet",
+    "title",
     "truncate",
-    "unmeant",
 ]
 
 #: Longest snippet, in characters, markdown included (the sentence choice in retrieval.search
@@ -59,45 +63,151 @@ def code(text: str) -> str:
     return "`` " + text.replace("``", "`\u200b`") + " ``"
 
 
-def display(text: str) -> str:
-    """Abstract or title text as Discord shows it (LaTeX converted to readable Unicode)."""
-    return latex_to_display(text or "")
+_MARKERS = {"bold": "**", "bold italic": "***", "strike": "~~"}
 
 
-# Markdown an abstract never means, outside code spans and URLs: masked links ``[t](…)``, spoilers
-# ``||x||`` (norm bars), and at a line start headings (``#``, ``##``, ``###``, ``-#``) and block quotes.
-_PROTECTED_RE = re.compile(r"`[^`\n]*`|<?https?://[^\s<>]+>?")
-_MASKED_LINK_RE = re.compile(r"\[([^\[\]\n]*)\](?=\()")
-_PIPES_RE = re.compile(r"\|{2,}")
-_LINE_START_RE = re.compile(r"(?m)^([ \t]*)(#{1,3}(?=[ \t])|-#(?=[ \t])|>>>|>(?=[ \t]|$))")
+def draw(text: Styled | str, limit: int | None = None) -> str:
+    """Display text as Discord markdown: its spans drawn (bold, italic, strike, code), every other
+    markdown character escaped, links left as links (Discord takes a backslash inside one for part
+    of the address). With ``limit``, the plain text is cut at a word (with ``…``) until the markdown
+    fits; spans cut by it are closed where it ends."""
+    s = text if isinstance(text, Styled) else Styled(" ".join((text or "").split()))
+    out = _draw(s.text, s.spans)
+    if limit is None or len(out) <= limit:
+        return out
+    room = limit
+    for _ in range(8):
+        head = markup.truncate(s.text, room)
+        out = _draw(head, _clip(s.spans, len(head) - 1))
+        if len(out) <= limit:
+            return out
+        room -= max(1, len(out) - limit)
+        if room < 2:
+            break
+    return truncate(escape(s.text), limit)
 
 
-def _escape_unmeant(text: str) -> str:
-    text = _MASKED_LINK_RE.sub(r"\[\1\]", text)
-    text = _PIPES_RE.sub(lambda m: "\\|" * len(m.group()), text)
-    return _LINE_START_RE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+def abstract(source: str, limit: int | None = None) -> str:
+    """An abstract (or any source text) as the author wrote it: LaTeX as Unicode, its emphasis
+    drawn, everything else escaped; at most ``limit`` characters."""
+    return draw(markup.styled(source or ""), limit)
 
 
-def unmeant(shown: str) -> str:
-    """Display text (already converted) with the Discord markdown an abstract or title never means
-    escaped: masked links, ``||`` spoilers, headings and block quotes. Code spans and bare URLs are
-    left as they are (escapes would show inside them); emphasis the text holds is kept."""
-    if not any(c in shown for c in "[|#>"):
-        return shown
+def title(text: str, limit: int | None = None) -> str:
+    """A plain title (or any plain line) escaped for Discord, at most ``limit`` characters."""
+    return draw(text or "", limit)
+
+
+def pages(source: str, size: int, *, limit: int | None = None) -> list[str]:
+    """The whole of ``source`` drawn as :func:`abstract` draws it, in pieces of at most ``size``
+    characters cut between sentences (else between words): an abstract longer than one part of a
+    message. A span cut in two is drawn in both pieces. With ``limit``, the text is cut at a word
+    (with ``…``) until all the pieces together hold at most ``limit`` characters."""
+    styled = markup.styled(source or "")
+    out = _pages(styled, size)
+    room = limit or 0
+    for _ in range(8):
+        if limit is None or sum(map(len, out)) <= limit:
+            break
+        head = markup.truncate(styled.text, max(room, 1))
+        out = _pages(Styled(head, tuple(_clip(styled.spans, len(head) - 1))), size)
+        room -= max(1, sum(map(len, out)) - limit)
+    return out
+
+
+def _pages(styled: Styled, size: int) -> list[str]:
+    text = styled.text
+    sentence_ends = [m.end() for m in _SENTENCE_END_RE.finditer(text)] + [len(text)]
+    word_ends = [m.end() for m in _SPACE_RE.finditer(text)] + [len(text)]
     out: list[str] = []
-    pos = 0
-    for m in _PROTECTED_RE.finditer(shown):
-        out.append(_escape_unmeant(shown[pos : m.start()]))
-        out.append(m.group())
-        pos = m.end()
-    out.append(_escape_unmeant(shown[pos:]))
+    start = 0
+    while start < len(text):
+
+        def piece(end: int, start: int = start) -> str:
+            shown = text[start:end].rstrip()
+            return _draw(shown, _shift(styled.spans, start, start + len(shown)))
+
+        end = 0
+        for ends in (sentence_ends, word_ends, range(start + 1, len(text) + 1)):
+            candidates = [e for e in ends if e > start]
+            k = bisect.bisect_left(candidates, True, key=lambda e: len(piece(e)) > size)  # first too long
+            if k:
+                end = candidates[k - 1]
+                break
+        end = end or start + 1
+        out.append(piece(end))
+        start = end
+        while start < len(text) and text[start].isspace():
+            start += 1
+    return out or [""]
+
+
+_SENTENCE_END_RE = re.compile(r"[.!?]\s+|\n+")
+_SPACE_RE = re.compile(r"\s+")
+
+
+def _shift(spans: tuple[tuple[int, int, str], ...], start: int, end: int) -> list[tuple[int, int, str]]:
+    """``spans`` clipped to ``[start, end)`` and moved to start at 0."""
+    return [(max(a, start) - start, min(b, end) - start, st) for a, b, st in spans if a < end and b > start]
+
+
+def _clip(spans: tuple[tuple[int, int, str], ...], end: int) -> list[tuple[int, int, str]]:
+    return _shift(spans, 0, end)
+
+
+def _draw(text: str, spans: tuple[tuple[int, int, str], ...] | list[tuple[int, int, str]]) -> str:
+    links = [m.span() for m in _LINK_RE.finditer(text)] if "://" in text else []
+    drawn: list[tuple[int, int, str]] = []
+    for a, b, style in spans:
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if a < b and not any(la < b and a < lb for la, lb in links):  # a link is never styled
+            drawn.append((a, b, style))
+    if not drawn and not links:
+        return escape(text)
+    drawn.sort(key=lambda span: (span[0], -span[1]))
+    out: list[str] = []
+    open_ends: list[tuple[int, str]] = []  # the spans open now: where each ends, its closing marker
+    pos = i = 0
+
+    def plain(upto: int) -> None:
+        nonlocal pos
+        while pos < upto:
+            link = next(((la, lb) for la, lb in links if lb > pos and la < upto), None)
+            if link is None:
+                out.append(escape(text[pos:upto]))
+                pos = upto
+            else:
+                out.append(escape(text[pos : link[0]]) + text[max(pos, link[0]) : link[1]])
+                pos = link[1]
+
+    while i < len(drawn) or open_ends:
+        nxt = drawn[i][0] if i < len(drawn) else len(text)
+        if open_ends and open_ends[-1][0] <= nxt:
+            end, marker = open_ends.pop()
+            plain(end)
+            out.append(marker)
+            continue
+        a, b, style = drawn[i]
+        i += 1
+        if a < pos:
+            continue  # (inside a code span or a link drawn already)
+        plain(a)
+        if style == "code":
+            out.append(code(text[a:b]))
+            pos = b
+            continue
+        if style == "italic":  # "_" where the text allows, so it never runs into a "**"
+            word_edge = (a == 0 or not text[a - 1].isalnum()) and (b == len(text) or not text[b].isalnum())
+            marker = "_" if word_edge else "*"
+        else:
+            marker = _MARKERS.get(style, "**")
+        out.append(marker)
+        open_ends.append((b, marker))
+    plain(len(text))
     return "".join(out)
-
-
-def abstract(text: str) -> str:
-    """Abstract text as the author wrote it: :func:`display` (LaTeX rendered, ``\\textbf`` bold) passed
-    through :func:`unmeant`, so a ``[t](https://…)`` is not a link and ``||x||`` not a spoiler."""
-    return unmeant(display(text))
 
 
 def snippet(spans: Snippet | None, limit: int = SNIPPET_LIMIT) -> str:
@@ -253,10 +363,8 @@ def truncate(text: str, limit: int, *, placeholder: str = ELLIPSIS) -> str:
 
     The length guard for every outgoing string (titles, field values, labels, ids, choice values):
     text that fits comes back unchanged, whitespace included; a cut adds nothing but the placeholder
-    and only keeps ``**`` paired. :func:`retrieval.markup.truncate` is not a drop-in for it: that one
-    shortens display markdown (abstract snippets), so it strips the text, re-balances every marker
-    and may escape characters to do so — visible backslashes in select labels and autocomplete
-    values, which Discord shows as plain text.
+    and only keeps ``**`` paired. Text drawn from spans is cut by :func:`draw`'s ``limit`` instead,
+    which closes the spans it cuts.
     """
     text = text or ""
     if len(text) <= limit:
@@ -270,21 +378,10 @@ def truncate(text: str, limit: int, *, placeholder: str = ELLIPSIS) -> str:
     # An odd number of ** would leave the rest of the message bold.
     if cut.count("**") % 2:
         cut = cut[: cut.rfind("**")]
-    return whole_escapes(cut.rstrip()) + placeholder
+    return _whole_escapes(cut.rstrip()) + placeholder
 
 
 def _whole_escapes(cut: str) -> str:
-    """``cut`` without a trailing backslash whose escaped character was cut off (it would show)."""
-    run = len(cut) - len(cut.rstrip("\\"))
-    return cut[:-1] if run % 2 else cut
-
-
-def plain(text: str) -> str:
-    """``text`` with markdown emphasis removed (for labels, which do not render markdown)."""
-    return re.sub(r"(\*\*|__|~~|`)", "", text or "")
-
-
-def whole_escapes(cut: str) -> str:
     """``cut`` without a trailing backslash whose escaped character was cut off (it would show)."""
     run = len(cut) - len(cut.rstrip("\\"))
     return cut[:-1] if run % 2 else cut

@@ -887,8 +887,12 @@ def process_file(
 
     capture = _Capture() if capture_logs else None
     root = logging.getLogger("retrieval")
+    level = root.level
     if capture is not None:
         root.addHandler(capture)
+        # A worker process has no logging set up (WARNING): let INFO through to the capture, and the
+        # parent, which logs each record again, decide what to show.
+        root.setLevel(min(level or logging.WARNING, logging.INFO))
     try:
         bad_line, ok = None, True
         if piece is None:
@@ -923,6 +927,7 @@ def process_file(
     finally:
         if capture is not None:
             root.removeHandler(capture)
+            root.setLevel(level)
     logs = capture.records if capture is not None else []
     return FileOutput(keys, result.skipped, result.cp1252, catalogue, chunks, logs, bad_line, ok,
                       _new_worker_terms() if store is not None else None, text_at)  # fmt: skip
@@ -1171,8 +1176,8 @@ def _read_files(
                 log.debug("%s: the split does not hold; reading the whole file", displays[i])
                 outs = [(None, learn(run(i, None).result()))]
             bad_lines = [out.bad_line for _, out in outs if out.bad_line is not None]
-            if bad_lines:  # the pieces of a split file: one warning, as the whole file gives
-                logging.getLogger("retrieval.corpus").warning(
+            if bad_lines:  # the pieces of a split file: one line, as the whole file gives (see corpus.py)
+                logging.getLogger("retrieval.corpus").info(
                     "%s:%d: not valid UTF-8; read as Windows-1252", displays[i], min(bad_lines)
                 )
             if any(out.cp1252 for _, out in outs):

@@ -211,8 +211,10 @@ def _report_json(report: IngestReport) -> str:
             "duplicates": report.duplicates,
             "duplicate_details": list(report.duplicate_details),
             "skipped": [
-                {"path": s.path, "line": s.line, "field": s.field, "reason": s.reason} for s in report.skipped
+                {"path": s.path, "line": s.line, "field": s.field, "reason": s.reason, "loaded": s.loaded}
+                for s in report.skipped
             ],
+            "rejected_files": list(report.rejected_files),
             "cp1252_files": list(report.cp1252_files),
             "ignored_files": list(report.ignored_files),
             "from_cache": report.from_cache,
@@ -223,26 +225,37 @@ def _report_json(report: IngestReport) -> str:
     )
 
 
+def _print_first(entries: Sequence[object], limit: int = 20) -> None:
+    """The first ``limit`` entries of a report list, indented, then how many more there are."""
+    for entry in entries[:limit]:
+        print(f"  {entry}")
+    if len(entries) > limit:
+        print(f"  … and {len(entries) - limit} more")
+
+
 def _print_report(report: IngestReport, index: Index, seconds: float) -> None:
     source = "loaded from cache" if report.from_cache else f"built in {report.build_seconds:.2f} s"
-    files = plural(len(report.files), "file")
-    print(f"{plural(report.papers, 'paper')} from {files}, {source} ({seconds:.2f} s in all)")
-    for f in report.files:
+    files = plural(len(report.files_read), "file")
+    rejected = report.rejected_files
+    more = f" ({len(rejected)} more rejected)" if rejected else ""
+    print(f"{plural(report.papers, 'paper')} from {files}{more}, {source} ({seconds:.2f} s in all)")
+    for f in report.files_read:
         print(f"  file: {f}")
+    if rejected:
+        print(f"files rejected: {len(rejected)}")
+        for s in (s for s in report.skipped if s.field == "file"):
+            print(f"  {s.path}: {s.why}")
     terms, postings = plural(len(index.terms), "term"), plural(len(index.post_docs), "posting")
     print(f"ranking: BM25 {index.params.key()}; {terms}, {postings}")
     if report.extra.get("cache"):
         print(f"cache: {report.extra['cache']}")
     print(f"duplicates dropped: {report.duplicates}")
-    for line in report.duplicate_details[:20]:
-        print(f"  {line}")
-    if len(report.duplicate_details) > 20:
-        print(f"  … and {len(report.duplicate_details) - 20} more")
-    print(f"blocks skipped: {len(report.skipped)}")
-    for block in report.skipped[:20]:
-        print(f"  {block}")
-    if len(report.skipped) > 20:
-        print(f"  … and {len(report.skipped) - 20} more")
+    _print_first(report.duplicate_details)
+    print(f"blocks skipped: {len(report.skipped_blocks)}")
+    _print_first(report.skipped_blocks)
+    if report.notes:
+        print(f"papers loaded with a note: {report.noted_papers}")
+        _print_first(report.notes)
     if report.cp1252_files:
         print(f"not UTF-8, decoded as Windows-1252: {plural(len(report.cp1252_files), 'file')}")
         for name in report.cp1252_files[:20]:

@@ -660,11 +660,6 @@ class _Spilled:
         return np.frombuffer(b"".join(self.blocks()), dtype=np.uint8)
 
 
-def _save(index: Index, path: Path, meta: dict[str, Any]) -> None:
-    """Write an index's cache file (see :func:`_save_arrays`)."""
-    _save_arrays(index.arrays(), index.terms, path, meta)
-
-
 class _Size:
     """An array not made yet, as :func:`_layout` sees one (its dtype and length)."""
 

@@ -2,7 +2,7 @@
 
 * :func:`strip_markup` turns the LaTeX found in abstracts (``$\\epsilon$``, ``\\textbf{x}``, ``x^2``)
   and the markdown authors paste into plain text (tokeniser input, snippets, titles).
-* :func:`latex_to_display` does the same conversion but keeps emphasis.
+* :func:`styled` does the same conversion and keeps the emphasis as spans (the bot draws them).
 * :func:`url_spans` finds the links a text holds.
 
 Everything here is pure, never raises on arbitrary input, and runs in time roughly linear in the input.
@@ -10,18 +10,26 @@ Everything here is pure, never raises on arbitrary input, and runs in time rough
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 import unicodedata
 from dataclasses import dataclass
 
+from retrieval.models import Styled
+
 ELLIPSIS = "\u2026"
 
 # Placeholders for characters the source escaped (``\_``, ``\*``), so the conversion never mistakes
-# them for markdown: latex_to_display turns them into ``\_``/``\*`` (a bare ``_`` inside a word)
-# before balancing, strip_markup into plain characters after removing the markdown pairs.
+# them for markdown: they become plain characters once the markdown pairs are taken out.
 _LIT_UNDERSCORE = "\ue000"
 _LIT_STAR = "\ue001"
+# Emphasis that LaTeX commands give (\textit, \textbf) is marked by these while converting: they
+# nest as the commands do, so they always pair, whatever markdown characters the text holds.
+_ITALIC_OPEN, _ITALIC_CLOSE, _BOLD_OPEN, _BOLD_CLOSE = "\ue010", "\ue011", "\ue012", "\ue013"
+_SENTINELS = {_ITALIC_OPEN: "italic", _BOLD_OPEN: "bold"}
+_CLOSING = {_ITALIC_CLOSE: _ITALIC_OPEN, _BOLD_CLOSE: _BOLD_OPEN}
+_SENTINEL_RE = re.compile("[\ue010-\ue013]")
 
 # Deeply nested braces or command chains only occur in garbage; past this depth we stop recursing
 # (the output degrades a little) instead of risking a RecursionError.
@@ -191,7 +199,6 @@ _SPACE_BEFORE_PUNCT = re.compile(r" +([,.;:])(?=\s|$)")
 _EMPTY_BRACKETS = re.compile(r" ?(?:\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\])")
 _RUNS = re.compile(r"\\[\\*_~|`]|`+|\*+|_+|~~|\|\|")
 _ESCAPED_MARK = re.compile(r"\\([\\*_~|`])")
-_LIT_RESTORE = re.compile(f"[{_LIT_UNDERSCORE}{_LIT_STAR}]")
 
 
 def url_spans(text: str) -> list[tuple[int, int]]:
@@ -610,11 +617,10 @@ class _Latex:
             return _Out(arg)
         if name not in _ITALIC and name not in _BOLD:
             return _Out(arg)
-        marker = "*" if name in _ITALIC else "**"
-        run = len(inner) - len(inner.lstrip("*"))
-        if run == len(inner) - len(inner.rstrip("*")) and run in ((1, 3) if marker == "*" else (2, 3)):
-            return _Out(inner)  # already in that style: \textbf{\textbf{x}} stays **x**
-        return _Out(f"{marker}{inner}{marker}")
+        opener, closer = (_ITALIC_OPEN, _ITALIC_CLOSE) if name in _ITALIC else (_BOLD_OPEN, _BOLD_CLOSE)
+        if inner[0] == opener and inner[-1] == closer and inner.count(opener) == 1:
+            return _Out(inner)  # already in that style: \textbf{\textbf{x}} is bold once
+        return _Out(f"{opener}{inner}{closer}")
 
     def _delimited_math(self, end: int, closer: str, depth: int) -> str:
         close = self.src.find(closer, self.pos, end)
@@ -726,31 +732,103 @@ def _convert(text: str, emphasis: bool) -> str:
     return _finish(text)
 
 
-def latex_to_display(text: str) -> str:
-    """Convert LaTeX in an abstract or title to Discord markdown.
+def styled(text: str) -> Styled:
+    """Convert the LaTeX and markdown of an abstract or title to plain display text and its emphasis.
 
     Math is rendered with Unicode (``$\\epsilon$`` -> ``ε``, ``$x^2$`` -> ``x²``, ``$O(n^{1/2})$`` ->
-    ``O(n^(1/2))``, ``\\mathbb{R}`` -> ``ℝ``, ``\\tilde{O}`` -> ``Õ``), ``\\textit``/``\\emph`` become
-    ``*x*`` and ``\\textbf`` ``**x**``, escapes (``\\%``, ``\\&``, ``\\_``) and quotes (````x''`` ->
-    ``“x”``) are resolved, citations dropped, and unknown commands keep their name or argument.
-    Markdown already in the text is kept, but any emphasis marker that would not pair up in Discord is
-    escaped so it cannot italicise the rest of a message.
+    ``O(n^(1/2))``, ``\\mathbb{R}`` -> ``ℝ``, ``\\tilde{O}`` -> ``Õ``), escapes (``\\%``, ``\\&``,
+    ``\\_``) and quotes (````x''`` -> ``“x”``) are resolved, citations dropped, and unknown commands
+    keep their name or argument. ``\\textit``/``\\emph``, ``\\textbf`` and the markdown pairs the
+    text holds (``*x*``, ``**x**``, ``_x_``, ``__x__``, ``~~x~~``, `` `x` ``) become spans; a marker
+    with no partner stays a character of the text. ``||x||`` stays as it is: in an abstract it is a
+    norm, never a spoiler.
 
     Args:
         text: Source text with LaTeX and/or markdown.
 
     Returns:
-        Discord-safe markdown. Never raises.
+        The plain text (what :func:`strip_markup` returns) and its styled spans. Never raises.
     """
-    # literals first: a restored "\\_" can end a URL, which changes what the balancer must look at
-    return balance_markdown(_restore_literals(_convert(text, emphasis=True), display=True))
+    out = _convert(text, emphasis=True)
+    marked = "*" in out or "_" in out or "`" in out or "~~" in out or "\\" in out
+    if not marked and not (_ITALIC_OPEN in out or _BOLD_OPEN in out):
+        return Styled(_finish(_restore_literals(out)), ())
+    code: list[tuple[int, int, int]] = []
+    runs = _delimiter_runs(out, code) if marked else []
+    cuts: list[tuple[int, int]] = []
+    marks: list[tuple[int, int, str]] = []
+    opened: list[tuple[str, int]] = []
+    for m in _SENTINEL_RE.finditer(out) if _ITALIC_OPEN in out or _BOLD_OPEN in out else ():
+        c, i = m.group(), m.start()
+        cuts.append((i, i + 1))
+        if c in _SENTINELS:
+            opened.append((c, i))
+        elif opened and opened[-1][0] == _CLOSING[c]:
+            opener, at = opened.pop()
+            marks.append((at + 1, i, _SENTINELS[opener]))
+    for idx, run in enumerate(runs):
+        if run.partner > idx and run.char != "|":
+            closer = runs[run.partner]
+            cuts += [(run.start, run.end), (closer.start, closer.end)]
+            marks.append((run.end, closer.start, _STYLES.get((run.char, run.end - run.start), "bold")))
+    for start, end, n in code:
+        cuts += [(start, start + n), (end - n, end)]
+        marks.append((start + n, end - n, "code"))
+    for m in _ESCAPED_MARK.finditer(out):  # "\\*" is a literal "*": the backslash goes
+        if not any(s <= m.start() < e for s, e, _ in code):
+            cuts.append((m.start(), m.start() + 1))
+    if not cuts:
+        return Styled(_finish(_restore_literals(out)), ())
+    cuts.sort()
+    kept: list[str] = []
+    starts: list[int] = []  # where each cut starts in ``out``, and how much was cut before its end
+    removed: list[int] = []
+    last = total = 0
+    for s, e in cuts:
+        if s < last:  # (overlapping cuts: a marker inside an escape's reach)
+            s = last
+        if e <= s:
+            continue
+        kept.append(out[last:s])
+        total += e - s
+        starts.append(s)
+        removed.append(total)
+        last = e
+    kept.append(out[last:])
+    plain = _restore_literals("".join(kept))
+
+    def at(pos: int) -> int:
+        i = bisect.bisect_right(starts, pos - 1)
+        return pos - (removed[i - 1] if i else 0)
+
+    spans = [(at(a), at(b), style) for a, b, style in marks]
+    finished = _finish(plain)
+    if finished != plain:  # tidying only removes characters: follow the kept ones
+        spans = _follow(plain, finished, spans)
+        plain = finished
+    return Styled(plain, tuple(sorted((a, b, st) for a, b, st in spans if a < b)))
+
+
+_STYLES = {("*", 1): "italic", ("_", 1): "italic", ("*", 2): "bold", ("_", 2): "bold",
+           ("*", 3): "bold italic", ("_", 3): "bold italic", ("~", 2): "strike"}  # fmt: skip
+
+
+def _follow(before: str, after: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """``spans`` of ``before`` moved onto ``after``, a copy of it with some characters removed."""
+    where = [0] * (len(before) + 1)
+    j = 0
+    for i, c in enumerate(before):
+        where[i] = j
+        if j < len(after) and after[j] == c:
+            j += 1
+    where[len(before)] = j
+    return [(where[a], where[b], style) for a, b, style in spans]
 
 
 def strip_markup(text: str) -> str:
     """Convert LaTeX and markdown to plain text (no emphasis markers, no escapes).
 
-    Same conversion as :func:`latex_to_display`, but emphasis is dropped instead of rendered and
-    markdown pairs (``**x**``, ``*x*``, ``__x__``, ``_x_``, `` `x` ``, ``~~x~~``) are removed.
+    The text of :func:`styled`, without its spans.
 
     Args:
         text: Source text.
@@ -758,33 +836,17 @@ def strip_markup(text: str) -> str:
     Returns:
         Plain text with collapsed spaces. Never raises.
     """
-    out = _convert(text, emphasis=False)
-    if "*" in out or "_" in out or "`" in out or "~~" in out or "||" in out or "\\" in out:
-        out = _strip_pairs(out)
-    return _finish(_restore_literals(out, display=False))
+    return styled(text).text
 
 
-def _restore_literals(text: str, display: bool) -> str:
+def _restore_literals(text: str) -> str:
     if _LIT_UNDERSCORE not in text and _LIT_STAR not in text:
         return text
-
-    def repl(m: re.Match[str]) -> str:
-        char = "_" if m.group() == _LIT_UNDERSCORE else "*"
-        if not display:
-            return char
-        i = m.start()
-        before = text[i - 1] if i > 0 else " "
-        after = text[i + 1] if i + 1 < len(text) else " "
-        # an underscore inside a word (down_proj) is inert in Discord; elsewhere escape it
-        if char == "_" and before.isalnum() and after.isalnum():
-            return "_"
-        return "\\" + char
-
-    return _LIT_RESTORE.sub(repl, text)
+    return text.replace(_LIT_UNDERSCORE, "_").replace(_LIT_STAR, "*")
 
 
 # --------------------------------------------------------------------------------------------------
-# Markdown balancing
+# Markdown pairs in the source
 # --------------------------------------------------------------------------------------------------
 
 
@@ -798,8 +860,10 @@ class _Run:
     partner: int = -1  # index of the matching run, -1 when unmatched
 
 
-def _delimiter_runs(text: str) -> list[_Run]:
-    """Emphasis delimiter runs (``*``, ``_``, ``~~``, ``||``) outside URLs and code spans, paired."""
+def _delimiter_runs(text: str, code: list[tuple[int, int, int]] | None = None) -> list[_Run]:
+    """Emphasis delimiter runs (``*``, ``_``, ``~~``, ``||``) outside URLs and code spans, paired as
+    markdown pairs them (same length, opener before a non-space, closer after a non-space, ``_`` only
+    at word boundaries); each code span is added to ``code`` as (start, end, backticks)."""
     urls = url_spans(text)
     runs: list[_Run] = []
     skip_until = -1
@@ -812,7 +876,7 @@ def _delimiter_runs(text: str) -> list[_Run]:
         while url_i < len(urls) and urls[url_i][1] <= s:
             url_i += 1
         if url_i < len(urls) and urls[url_i][0] <= s < urls[url_i][1]:
-            continue  # Discord autolinks URLs before parsing emphasis
+            continue  # a link's characters are never markup
         tok = m.group()
         if tok[0] == "\\":
             continue  # escaped: already literal
@@ -820,13 +884,15 @@ def _delimiter_runs(text: str) -> list[_Run]:
             close = text.find(tok, e)
             if close != -1:
                 skip_until = close + len(tok)  # code span: its content is literal
+                if code is not None and close > e:
+                    code.append((s, skip_until, len(tok)))
             continue
         before = text[s - 1] if s > 0 else " "
         after = text[e] if e < n else " "
         can_open = not after.isspace()
         can_close = not before.isspace()
         if tok[0] == "_":
-            # Discord only treats "_" as emphasis at word boundaries (snake_case is inert)
+            # "_" is emphasis only at word boundaries (snake_case is not)
             can_open = can_open and not before.isalnum()
             can_close = can_close and not after.isalnum()
         runs.append(_Run(s, e, tok[0], can_open, can_close))
@@ -851,57 +917,6 @@ def _pair(runs: list[_Run]) -> None:
             stack.append(idx)
 
 
-def balance_markdown(text: str) -> str:
-    """Escape every emphasis marker that would not pair up, so Discord renders exactly the pairs.
-
-    ``*``/``_`` runs, ``~~`` and ``||`` are paired like Discord does (same length, opener before a
-    non-space, closer after a non-space, ``_`` only at word boundaries); unmatched ones get a
-    backslash. Intra-word underscores are left alone (Discord ignores them), as are URLs and code spans.
-
-    Args:
-        text: Markdown text.
-
-    Returns:
-        The text with unmatched markers escaped. Idempotent.
-    """
-    if not text or not ("*" in text or "_" in text or "~~" in text or "||" in text):
-        return text
-    runs = _delimiter_runs(text)
-    parts: list[str] = []
-    last = 0
-    for run in runs:
-        if run.partner != -1:
-            continue
-        if run.char == "_" and not run.can_open and not run.can_close:
-            continue  # inert snake_case underscore
-        parts.append(text[last : run.start])
-        parts.append("".join("\\" + c for c in text[run.start : run.end]))
-        last = run.end
-    if not parts:
-        return text
-    parts.append(text[last:])
-    return "".join(parts)
-
-
-def _strip_pairs(text: str) -> str:
-    """Remove paired markdown delimiters and code-span backticks; unescape escaped markers.
-
-    ``||`` pairs stay: in an abstract they are norm bars (``||W||``), never a spoiler."""
-    runs = _delimiter_runs(text)
-    drop = [(r.start, r.end) for r in runs if r.partner != -1 and r.char != "|"]
-    if drop:
-        parts = []
-        last = 0
-        for s, e in drop:
-            parts.append(text[last:s])
-            last = e
-        parts.append(text[last:])
-        text = "".join(parts)
-    if "`" in text:
-        text = re.sub(r"(`+)(.+?)\1", r"\2", text)
-    return _ESCAPED_MARK.sub(r"\1", text)
-
-
 # --------------------------------------------------------------------------------------------------
 # Truncation
 # --------------------------------------------------------------------------------------------------
@@ -910,21 +925,14 @@ _TRAILING_JUNK = " \t\n,;:-–—([{/\\"
 
 
 def truncate(text: str, limit: int) -> str:
-    """Shorten ``text`` to at most ``limit`` characters, cutting at a word boundary and adding "…".
-
-    When ``text`` is balanced markdown (every emphasis marker paired, as :func:`latex_to_display`
-    returns it) the result is too: a pair whose closing marker falls after the cut loses its opening
-    marker, and a cut never leaves a marker that would italicise what follows.
+    """Shorten plain ``text`` to at most ``limit`` characters, cutting at a word boundary, with "…".
 
     Args:
-        text: Text (plain or markdown).
+        text: Plain text.
         limit: Maximum length of the result, ellipsis included.
 
     Returns:
         ``text`` (stripped) when it fits, else a prefix ending in "…" (``""`` when ``limit < 1``).
-
-    The bot's ``bot.ui.embeds.truncate`` is a different tool: a length guard for any outgoing
-    Discord string that never strips or escapes (labels and ids must come out as given).
     """
     text = text.strip()
     if limit < 1:
@@ -939,77 +947,5 @@ def truncate(text: str, limit: int) -> str:
         space = max(text.rfind(" ", 0, room + 1), text.rfind("\n", 0, room + 1))
         if space >= room // 2:  # only back off to a space when it does not cost half the text
             cut = space
-    markdown = any(c in text for c in "*_~|`")
-    if markdown and "`" in text:
-        start = _code_span_start(text, cut)
-        if start is not None and text[:start].strip():
-            cut = start  # a code span cut in two would turn its content into live markdown
-    head = text[:cut].rstrip(_TRAILING_JUNK)
-    if not head:
-        head = text[:room]
-    if not markdown:
-        return head.rstrip(_TRAILING_JUNK) + ELLIPSIS
-    head = _drop_broken_openers(text, head).rstrip(_TRAILING_JUNK + "*_~|")
-    result = head + ELLIPSIS
-    if _has_unpaired(result) and not _has_unpaired(text):
-        result = _escape_to_fit(head, limit)
-    return result
-
-
-def _has_unpaired(text: str) -> bool:
-    return any(
-        r.partner == -1 and (r.char != "_" or r.can_open or r.can_close) for r in _delimiter_runs(text)
-    )
-
-
-def _escape_to_fit(head: str, limit: int) -> str:
-    """Escape the markers a cut left unpaired, shortening the text until the escapes fit."""
-    for _ in range(6):
-        out = balance_markdown(head.rstrip(_TRAILING_JUNK + "*_~|")) + ELLIPSIS
-        if len(out) <= limit:
-            return out
-        head = head[: max(0, len(head) - (len(out) - limit))]
-    plain = re.sub(r"[*_~|`\\]", "", head).rstrip(_TRAILING_JUNK)
-    return plain[: limit - 1] + ELLIPSIS
-
-
-_BACKTICKS = re.compile(r"(?<!\\)`+")
-
-
-def _code_span_start(text: str, cut: int) -> int | None:
-    """Start of the `code span` that ``cut`` falls inside, if any."""
-    pos = 0
-    while True:
-        m = _BACKTICKS.search(text, pos)
-        if m is None or m.start() >= cut:
-            return None
-        close = text.find(m.group(), m.end())
-        if close == -1:
-            return None
-        if cut < close + len(m.group()):
-            return m.start()
-        pos = close + len(m.group())
-
-
-def _drop_broken_openers(full: str, head: str) -> str:
-    """Remove the opening markers of emphasis pairs whose closing marker was cut off."""
-    if not ("*" in head or "_" in head or "~~" in head or "||" in head):
-        return head
-    runs = _delimiter_runs(full)
-    cut = len(head)
-    remove = [
-        (r.start, r.end)
-        for r in runs
-        if r.partner != -1 and r.end <= cut and runs[r.partner].start >= r.start and runs[r.partner].end > cut
-    ]
-    # a closer only partly kept (cut inside "**") is removed too
-    remove += [(r.start, cut) for r in runs if r.start < cut < r.end]
-    if not remove:
-        return head
-    parts = []
-    last = 0
-    for s, e in sorted(remove):
-        parts.append(head[last:s])
-        last = max(last, e)
-    parts.append(head[last:])
-    return "".join(parts)
+    head = text[:cut].rstrip(_TRAILING_JUNK) or text[:room]
+    return head.rstrip(_TRAILING_JUNK) + ELLIPSIS

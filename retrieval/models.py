@@ -18,7 +18,7 @@ class Paper:
 
     Attributes:
         id: Short, typeable, stable identifier (content-derived, or the source's own id).
-        title: Display title (the source's, or one derived from the abstract); Discord-safe markdown.
+        title: Display title, plain text (the source's, or one derived from the abstract).
         authors: Author names in source order.
         et_al: True when the source list was truncated (a trailing ``等``).
         area: Canonical display spelling of the area, ``"Area · Subarea"``, ``"Area"`` or ``""``.
@@ -56,6 +56,21 @@ class Paper:
         """The part of the area after the `` · `` separator, or ``""``."""
         parts = self.area.split(AREA_SEPARATOR, 1)
         return parts[1] if len(parts) == 2 else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Styled:
+    """Display text as data: plain text and the emphasis its source gave (``bot.render`` draws it).
+
+    Attributes:
+        text: Plain display text (LaTeX turned into Unicode, no markup characters of the source's
+            pairs, spaces collapsed).
+        spans: ``(start, end, style)`` in ``text``, sorted; ``style`` is ``"italic"``, ``"bold"``,
+            ``"bold italic"``, ``"strike"`` or ``"code"``. Spans nest, never cross.
+    """
+
+    text: str
+    spans: tuple[tuple[int, int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,9 +164,15 @@ class Answer:
     papers: tuple[Paper, ...]
 
 
+#: Fields whose problem is repaired while the paper still loads (a JSON Lines id over the length a
+#: Discord control holds is replaced, a link that is no http(s) link is dropped): a note, not a skip.
+REPAIRED_FIELDS = frozenset({"id", "url"})
+
+
 @dataclass(frozen=True, slots=True)
 class SkippedBlock:
-    """A block of a corpus file that could not be parsed."""
+    """A block of a corpus file that could not be parsed, or (``loaded``) a note on one whose paper
+    loaded with a field repaired; ``field`` ``file``: the whole file was rejected."""
 
     path: str
     line: int
@@ -169,6 +190,11 @@ class SkippedBlock:
         """The reason without the field."""
         return self.reason.partition(": ")[2] if self.field else self.reason
 
+    @property
+    def loaded(self) -> bool:
+        """The paper of this block loaded anyway, with the field repaired (see :data:`REPAIRED_FIELDS`)."""
+        return self.field in REPAIRED_FIELDS
+
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.reason}"
 
@@ -178,12 +204,14 @@ class IngestReport:
     """What loading (and indexing) a corpus did.
 
     Attributes:
-        files: The corpus files read, in the order read.
+        files: The corpus files opened, in the order read (:attr:`files_read` leaves out the rejected ones).
         papers: Number of distinct papers loaded.
         duplicates: Number of blocks/records dropped because the same paper (or id) was already loaded.
         duplicate_details: One human-readable line per duplicate (``"file:line: duplicate of <id> (first
             seen file:line)"``, or ``"duplicate id <id>"`` when only an explicit id repeats).
-        skipped: Blocks that could not be parsed, with their reason.
+        skipped: Everything the parse reported, with its reason: blocks that could not be parsed
+            (:attr:`skipped_blocks`), files rejected whole (:attr:`rejected_files`), and notes on papers
+            that loaded with a field repaired (:attr:`notes`).
         added: Ids present now but not in the previous index (all ids when there was none: then a
             tuple-like sequence read from the index on demand).
         removed: Ids of the previous index that are gone.
@@ -207,3 +235,29 @@ class IngestReport:
     extra: dict[str, object] = field(default_factory=dict)
     cp1252_files: tuple[str, ...] = ()
     ignored_files: tuple[str, ...] = ()
+
+    @property
+    def rejected_files(self) -> tuple[str, ...]:
+        """Files of :attr:`files` that gave nothing (binary, empty, unreadable, no paper in them)."""
+        return tuple(dict.fromkeys(s.path for s in self.skipped if s.field == "file"))
+
+    @property
+    def files_read(self) -> tuple[str, ...]:
+        """The files papers were read from: :attr:`files` but the rejected ones."""
+        rejected = set(self.rejected_files)
+        return tuple(f for f in self.files if f not in rejected)
+
+    @property
+    def skipped_blocks(self) -> tuple[SkippedBlock, ...]:
+        """Blocks of the files read that gave no paper (not the rejected files, not the notes)."""
+        return tuple(s for s in self.skipped if not s.loaded and s.field != "file")
+
+    @property
+    def notes(self) -> tuple[SkippedBlock, ...]:
+        """Notes on papers that loaded with a field repaired (a replaced id, a dropped link)."""
+        return tuple(s for s in self.skipped if s.loaded)
+
+    @property
+    def noted_papers(self) -> int:
+        """How many papers loaded with a note (one may have two)."""
+        return len({(s.path, s.line) for s in self.notes})

@@ -92,10 +92,12 @@ def _find_close(text: str, start: int) -> int:
         if text[i] in _CLOSE_QUOTES:
             return i
     closer = _QUOTE_PAIRS.get(text[start], '"')
+    # Closing a quote with nothing after it would suggest an empty phrase: drop the quote instead.
+    fixed = text.rstrip() + closer if text[start + 1 :].strip() else text[:start]
     raise QueryError(
         f"The quote at character {start + 1} is never closed: end the phrase with {closer}.",
         start,
-        example=text.rstrip() + closer,
+        example=" ".join(fixed.split()) or None,
     )
 
 
@@ -240,7 +242,31 @@ def parse_query(text: str) -> ParsedQuery:
     if not isinstance(text, str):
         raise QueryError("The query must be text.", 0)
     _check_length(text)
-    return _Parser(text).parse()
+    try:
+        return _Parser(text).parse()
+    except QueryError as exc:
+        exc.example = _runnable(exc.example, text)
+        raise
+
+
+#: How many corrections in a row a suggestion may take (an unclosed quote that, closed, leaves a filter
+#: alone, which then needs a word: two); past that there is no suggestion.
+_MAX_FIXES = 4
+
+
+def _runnable(example: str | None, text: str) -> str | None:
+    """``example`` if it is a query that runs (parses, with a word to search for), else the query its
+    own error suggests, and so on; None when no suggestion runs. A "Try:" must never fail again."""
+    for _ in range(_MAX_FIXES):
+        if not example or example == text or len(example) > MAX_QUERY_CHARS:
+            return None
+        try:
+            _Parser(example).parse()
+        except QueryError as exc:
+            example = exc.example
+        else:
+            return example
+    return None
 
 
 def plain_query(text: str) -> ParsedQuery:

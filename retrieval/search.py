@@ -254,7 +254,7 @@ _SENTENCE_CACHE_MAX = 512
 def _sentence_spans(paper: Paper) -> tuple[str, list[tuple[int, int]]]:
     """The paper's display abstract as plain text and the (start, end) span of each sentence.
 
-    strip_markup is latex_to_display without its markdown (LaTeX already turned into Unicode): the
+    strip_markup gives the text without its emphasis (LaTeX already turned into Unicode): the
     renderer adds its own **bold** and escapes the rest, so nothing can unbalance it. Memoised
     per abstract text (a bounded dict) because paging re-renders the same hits.
     """

@@ -1859,7 +1859,7 @@ def derive_title(abstract: str) -> str:
     except Exception:  # a title heuristic must never break loading a corpus
         logger.exception("derive_title failed; falling back to the first words")
         title = ""
-    title = _t_brackets(_restore_literals(_plain_sentence(title), display=False).rstrip(" .;:,"))
+    title = _t_brackets(_restore_literals(_plain_sentence(title)).rstrip(" .;:,"))
     if not title:
         title = _ellipsize(" ".join(strip_markup(abstract).split()), TITLE_LIMIT)
     return title or "Untitled"

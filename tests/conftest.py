@@ -30,6 +30,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     fail_skips_under_ci(item, outcome.get_result())
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say which checks the run skipped because ../shared is missing, and why (not a warning only)."""
+    import sys
+
+    from tests.support.shared import skipped_checks
+
+    openapi = sys.modules.get("tests.bot.openapi_check")
+    unchecked = openapi.UNCHECKED["requests"] if openapi is not None else 0
+    spec = openapi.SPEC_PATH if openapi is not None else Path()
+    lines = skipped_checks(terminalreporter.stats.get("skipped", []), unchecked, spec)
+    if lines:
+        terminalreporter.write_sep("=", "checks skipped: ../shared is missing")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PostgresServer | None]:
     with postgres_server() as server:

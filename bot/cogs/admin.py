@@ -24,7 +24,8 @@ from bot.errors import NotAdmin
 from bot.i18n import register
 from bot.ui import embeds as E
 from bot.ui import respond
-from bot.ui.admin import ProgressMessage, progress_text, reindex_embed, stats_embed
+from bot.ui.admin import ProgressMessage, ReportSource, progress_text, reindex_pages, stats_embed
+from bot.ui.paginator import Paginator
 from retrieval.english import plural
 
 if TYPE_CHECKING:
@@ -98,7 +99,17 @@ class AdminCog(commands.Cog, name="Admin"):
         if outcome.error is not None:
             await progress.finish(content=E.fit_content(outcome.error), embeds=[])
             return
-        await progress.finish(content="✅ Reindex complete.", embeds=E.fit_embeds([reindex_embed(outcome)]))
+        # A long list of skipped blocks is paged under the summary, by the one paginator view.
+        source = ReportSource(reindex_pages(outcome), "✅ Reindex complete.")
+        view = Paginator(source, owner=interaction.user, timeout=self.bot.settings.view_timeout)
+        page = await view.render(0)
+        paged = bool(view.children)
+        controls = view if paged else discord.utils.MISSING
+        message = await progress.finish(content=page.content, embeds=E.fit_embeds(page.embeds), view=controls)
+        if paged and message is not None:
+            view.attach(message, interaction)
+        else:
+            view.stop()
         self.bot.dispatch("paperbot_reindexed", outcome.report)  # watch alerts go out in the background
 
     # -- /admin stats ---------------------------------------------------------------------------

@@ -168,7 +168,7 @@ class AdminService:
         return Stats(
             papers=len(engine),
             areas=len(engine.areas),
-            files=len(report.files),
+            files=len(report.files_read),
             corpus_path=str(engine.corpus_path),
             from_cache=report.from_cache,
             build_seconds=report.build_seconds,

@@ -7,7 +7,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bot.render import code, plain, truncate
+from bot import render
+from bot.render import code
 from retrieval.models import Paper
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ class Context:
         """``**Title** (`id`)`` for messages: the corpus title, else ``fallback``, else the id."""
         paper = self.engine.get(paper_id)
         title = (paper.title if paper is not None else (fallback or paper_id)).strip()
-        return f"**{truncate(plain(title), 150)}** ({code(paper_id)})"
+        return f"**{render.title(title, 150)}** ({code(paper_id)})"
 
     async def close(self) -> None:
         """Stop following the shared index, then close the store, once."""

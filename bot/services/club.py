@@ -12,8 +12,9 @@ import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bot import render
 from bot.export import to_bibtex, to_json, to_markdown
-from bot.render import code, plain, truncate
+from bot.render import code, truncate
 from bot.services.base import Context, Notice
 from bot.services.transfer import FORMATS, ExportFile
 from bot.store import ClubEntry, SavedItem
@@ -87,7 +88,7 @@ class ClubService:
             return Notice(
                 f"Paper {code(paper_id.strip())} is not on this server's reading list. /club show lists it."
             )
-        title = truncate(plain(entry.title or entry.paper_id), 150)
+        title = render.title(entry.title or entry.paper_id, 150)
         return Notice(f"Removed **{title}** ({code(entry.paper_id)}) from this server's reading list.")
 
     async def show(self, guild_id: int) -> ClubPage | Notice:
@@ -105,7 +106,7 @@ class ClubService:
         """``(label, id)`` of the list's papers whose id or title contains what was typed."""
         needle = typed.strip().casefold()
         return [
-            (truncate(f"{e.paper_id} — {plain(e.title)}", 100), e.paper_id)
+            (truncate(f"{e.paper_id} — {e.title}", 100), e.paper_id)
             for e in await self.ctx.store.club_list(guild_id)
             if not needle or needle in f"{e.paper_id} {e.title}".casefold()
         ][:25]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from bot.render import code, plain, truncate
+from bot import render
+from bot.render import code, truncate
 from bot.services.base import Confirmation, Context, Notice, Suggestion
 from bot.services.search import page_count
 from bot.store import DEFAULT_LIST, LIST_NAME_MAX, ListInfo, NotSavedError, SavedPage, list_key
@@ -105,7 +106,7 @@ class LibraryService:
         """The Save button or select under a result: the default list, a short confirmation."""
         paper = self.ctx.paper(paper_id)
         result = await self.ctx.store.save_paper(user_id, paper)
-        title = truncate(paper.title or paper.id, 150)
+        title = render.title(paper.title or paper.id, 150)
         if result.created:
             return Notice(
                 f"Saved **{title}** ({code(paper.id)}) to your list *{result.list_name}*. See it with /saved."
@@ -237,33 +238,63 @@ class LibraryService:
         return Notice(f"{verb} for {self.ctx.title(pid)}{where}.")
 
     async def forget(self, user_id: int) -> Confirmation | Notice:
-        """/forgetme: asks first; then deletes every row paperbot stores about the user."""
-        lists = await self.ctx.store.list_lists(user_id)
-        watches = await self.ctx.store.list_watches(user_id)
-        if not lists and not watches:
+        """/forgetme: asks first; then deletes every row paperbot stores about the user.
+
+        Papers the user added to a server's reading list belong to that server: they stay there, no
+        longer naming the user (the reply says so).
+        """
+        store = self.ctx.store
+        held = await store.user_footprint(user_id)
+        if held.total == 0:
             return Notice(
-                "paperbot stores nothing about you: you have no lists, saved papers or watches."
+                "paperbot stores nothing about you: you have no lists, saved papers or watches, and "
+                "added no paper to a server's reading list."
             )
-        saved = sum(info.count for info in lists)
+        watches = held.watches
 
         async def forget() -> str:
-            result = await self.ctx.store.forget_user(user_id)
+            result = await store.forget_user(user_id)
             log.info("user %s asked to be forgotten: %s", user_id, result)
-            copies = plural(result.snapshots, "stored paper copy", "stored paper copies")
-            gone = f", {plural(len(watches), 'watch', 'watches')}" if watches else ""
-            return (
-                f"Done: deleted {plural(result.saved_items, 'saved paper')} in "
-                f"{plural(result.lists, 'list')}{gone}, and {copies} nobody else had saved "
-                f"({plural(result.total, 'row')} in all). paperbot keeps nothing else about you."
-            )
+            deleted = []
+            if result.lists:
+                saved = plural(result.saved_items, "saved paper")
+                deleted.append(f"{saved} in {plural(result.lists, 'list')}")
+            if watches:
+                deleted.append(plural(watches, "watch", "watches"))
+            if result.snapshots:
+                copies = plural(result.snapshots, "stored paper copy", "stored paper copies")
+                deleted.append(f"{copies} nobody else had saved")
+            if len(deleted) > 1:
+                deleted[-1] = "and " + deleted[-1]
+            text = "Done: "
+            if result.total:
+                what = ", ".join(deleted) or "what it held"
+                text += f"deleted {what} ({plural(result.total, 'row')} in all)."
+            if result.club_entries:
+                one = result.club_entries == 1
+                text += (
+                    f"{' ' if result.total else ''}The {plural(result.club_entries, 'paper')} you added to a "
+                    f"server's reading list {'stays' if one else 'stay'} on it, shown as added by a former "
+                    f"member: your name is no longer on {'it' if one else 'them'}."
+                )
+            return text + " paperbot keeps nothing else about you."
 
-        held = f" and {plural(len(watches), 'watch', 'watches')}" if watches else ""
+        parts = []
+        if held.lists:
+            saved = plural(held.saved_items, "saved paper")
+            parts.append(f"{plural(held.lists, 'list')} holding {saved}, with their notes")
+        if watches:
+            parts.append(plural(watches, "watch", "watches"))
+        if held.club_entries:
+            parts.append(
+                f"your name on the {plural(held.club_entries, 'paper')} you added to a server's reading "
+                f"list (the server keeps {'it' if held.club_entries == 1 else 'them'}, shown as added by a "
+                "former member)"
+            )
+        what = "; ".join(parts) or plural(held.total, "row")
+        tip = " (tip: /export format:json first)" if held.saved_items else ""
         return Confirmation(
-            question=(
-                f"Delete all your data — {plural(len(lists), 'list')} holding "
-                f"{plural(saved, 'saved paper')}, with their notes{held}? "
-                "This cannot be undone (tip: /export format:json first)."
-            ),
+            question=f"Delete all your data — {what}? This cannot be undone{tip}.",
             confirm=forget,
         )
 
@@ -276,7 +307,7 @@ class LibraryService:
         scored: list[tuple[int, str, str]] = []
         for pid in await self.ctx.store.saved_ids(user_id):
             paper = engine.get(pid)
-            title = plain(paper.title) if paper is not None else "(no longer in the corpus)"
+            title = paper.title if paper is not None else "(no longer in the corpus)"
             if not needle or pid.casefold().startswith(needle):
                 scored.append((0, pid, title))
             elif needle in title.casefold() or needle in pid.casefold():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.render import code, plain
+from bot.render import code
 from bot.services.base import Context
 from bot.services.search import ResultPage, page_count
 from retrieval.models import Paper
@@ -48,7 +48,7 @@ class PaperService:
         saved = await self.ctx.store.saved_ids(user_id) if chunk else set()
         return ResultPage(
             title="Similar to",
-            subject=plain(paper.title or paper.id),
+            subject=paper.title or paper.id,
             hits=chunk,
             total=len(hits),
             page=index,

@@ -13,7 +13,8 @@ import asyncio
 import threading
 from dataclasses import dataclass
 
-from bot.render import code, plain, truncate
+from bot import render
+from bot.render import code
 from bot.services.base import Context
 from bot.services.library import HOW_TO_SAVE, list_label
 from bot.services.search import ResultPage, page_count
@@ -112,11 +113,12 @@ class RecommendService:
         reasons = {}
         for rec in chunk:
             source = self.ctx.engine.get(rec.because)
-            title = plain(source.title) if source is not None and source.title else rec.because
-            reasons[rec.paper.id] = f"*{truncate(title, 150)}* ({code(rec.because)})"
+            title = source.title if source is not None and source.title else rec.because
+            reasons[rec.paper.id] = f"*{render.title(title, 150)}* ({code(rec.because)})"
         return ResultPage(
             title="Recommended",
             subject=subject,
+            quoted=False,  # "from your list “theory”" already quotes what needs quoting
             hits=tuple(
                 Hit(paper=rec.paper, score=rec.score, rank=rec.rank, matched_terms=(), snippet=None)
                 for rec in chunk

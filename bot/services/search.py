@@ -29,8 +29,9 @@ class ResultPage:
     """One page of ranked papers (a /search or a /similar page).
 
     Attributes:
-        title: What kind of page: ``"Search"`` or ``"Similar to"``.
-        subject: The query, or the title of the paper the results are similar to.
+        title: What kind of page: ``"Search"``, ``"Similar to"`` or ``"Recommended"``.
+        subject: The query, or the title of the paper the results are similar to (shown in quotes), or
+            where recommendations come from (``quoted=False``: "from your list “theory”", shown as is).
         hits: This page's hits, ranks counted over all pages.
         total: Hits over all pages.
         page: This page (0-based; clamped to the last page when asked for one past it).
@@ -53,6 +54,7 @@ class ResultPage:
     saved_ids: frozenset[str] = frozenset()
     notice: str | None = None
     reasons: dict[str, str] = field(default_factory=dict)
+    quoted: bool = True
 
 
 def page_count(total: int, per_page: int) -> int:

@@ -15,7 +15,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bot.render import code, escape, plain, truncate
+from bot import render
+from bot.render import code, escape, truncate
 from bot.services.base import Context, Notice
 from bot.store import WATCH_QUERY_MAX, WatchInfo
 from retrieval.english import plural
@@ -84,7 +85,7 @@ def search_command(watch: WatchInfo) -> str:
 
 def alert_lines(alert: WatchAlert) -> list[str]:
     """The lines of one watch's part of a DM: its papers, then "+N more" and the /search."""
-    lines = [f"• **{truncate(plain(p.title or p.id), 150)}** ({code(p.id)})" for p in alert.matches.papers]
+    lines = [f"• **{render.title(p.title or p.id, 150)}** ({code(p.id)})" for p in alert.matches.papers]
     if alert.more:
         lines.append(f"+{alert.more} more: {search_command(alert.watch)}")
     return lines

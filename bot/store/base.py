@@ -37,6 +37,7 @@ from bot.store.records import (
     SavedPage,
     SaveResult,
     StoreStats,
+    UserFootprint,
     WatchInfo,
 )
 from retrieval.models import Paper
@@ -329,8 +330,14 @@ class Store(abc.ABC):
         """Remember that the user was told their watches are paused."""
 
     @abc.abstractmethod
+    async def user_footprint(self, user_id: int) -> UserFootprint:
+        """How many rows of each table name the user (what :meth:`forget_user` would reach)."""
+
+    @abc.abstractmethod
     async def forget_user(self, user_id: int) -> ForgetResult:
-        """Delete every row of the user (items, lists, imported fields, snapshots nobody else saved)."""
+        """Delete every row of the user (items, lists, imported fields, snapshots nobody else saved,
+        watches and their pause); entries the user added to a server's reading list stay on that
+        list, no longer naming the user (``added_by`` 0)."""
 
     @abc.abstractmethod
     async def reconcile(self, papers: Iterable[Paper]) -> ReconcileResult:
@@ -382,9 +389,16 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def copy_from(self, source: Store) -> CopyCounts:
-        """Copy every list, saved item (note, timestamps), snapshot and imported record of ``source``
-        into this store, keeping what is already here (safe to run twice); returns rows written."""
+        """Copy every row of user data of ``source`` into this store, in one transaction: lists, saved
+        items (notes, timestamps), snapshots, imported records, watches (with their numbers), watch
+        pauses and the servers' reading lists. Rows already here are kept (safe to run twice); the
+        index generation is this store's own and stays. Returns the rows read and written per table.
+
+        Raises:
+            CopyConflictError: This store numbers other watches as the source's; nothing is written.
+        """
 
     @abc.abstractmethod
     async def dump(self) -> dict[str, list[tuple[object, ...]]]:
-        """Every row, per table, in a backend-neutral form (times as aware datetimes), for copies."""
+        """Every row of user data, per table (``bot.store.sql.TABLES``), in a backend-neutral form:
+        times as aware datetimes, rows in primary-key order."""

@@ -61,6 +61,19 @@ class DatabaseCorruptError(DatabaseError):
         self.detail = detail
 
 
+class CopyConflictError(StoreError):
+    """A copy would have to change rows the target already holds (another watch under one of the
+    source's watch numbers); nothing was written.
+
+    Attributes:
+        watch_ids: The source's watch numbers the target gives to other watches.
+    """
+
+    def __init__(self, message: str, *, watch_ids: tuple[int, ...]) -> None:
+        super().__init__(message)
+        self.watch_ids = watch_ids
+
+
 class InvalidListNameError(StoreError, ValueError):
     """A list name breaks the naming rules (1-32 letters, digits, spaces, ``-`` or ``_``)."""
 

@@ -509,6 +509,15 @@ class PostgresStore(SqlStore):
 
         return await self._run(op, write=True)
 
+    async def _follow_ids(self, tx: Tx, table: str) -> None:
+        """A copy inserted rows of ``table`` with their own ids: move its identity sequence past them."""
+        # Only forward: ids handed out and since deleted are not handed out again.
+        sequence = f"pg_get_serial_sequence('{table}', 'id')"
+        await tx.execute(
+            f"SELECT setval({sequence}, m) FROM (SELECT max(id) AS m FROM {table}) AS t "  # noqa: S608 - a name from TABLES
+            f"WHERE m > coalesce(pg_sequence_last_value({sequence}), 0)"
+        )
+
     # ------------------------------------------------------------------------- the shared index
 
     async def _announce_generation(self, tx: Tx, generation: int) -> None:

@@ -148,17 +148,42 @@ class ImportResult:
 
 @dataclass(frozen=True, slots=True)
 class ForgetResult:
-    """Rows deleted by :meth:`bot.store.Store.forget_user`, per table (snapshots: those no one else saved)."""
+    """What :meth:`bot.store.Store.forget_user` did: rows deleted per table (snapshots: those no one
+    else saved; watches: the watches and the pause), and the server reading-list entries it kept for
+    their server but no longer naming the user (``club_entries``, not deleted: not in ``total``)."""
 
     saved_items: int
     lists: int
     snapshots: int
     watches: int = 0
+    club_entries: int = 0
 
     @property
     def total(self) -> int:
         """All rows deleted."""
         return self.saved_items + self.lists + self.snapshots + self.watches
+
+
+@dataclass(frozen=True, slots=True)
+class UserFootprint:
+    """The rows that name a user, per table (see :meth:`bot.store.Store.user_footprint`).
+
+    ``imported``: the user's own fields of papers imported from a file; ``club_entries``: papers the
+    user added to a server's reading list (the ``added by`` of the entry).
+    """
+
+    lists: int
+    saved_items: int
+    imported: int
+    watches: int
+    watch_pauses: int
+    club_entries: int
+
+    @property
+    def total(self) -> int:
+        """Every row that names the user."""
+        deleted = self.lists + self.saved_items + self.imported + self.watches + self.watch_pauses
+        return deleted + self.club_entries
 
 
 #: Most papers in one server's /club list unless the caller gives another cap.
@@ -240,13 +265,35 @@ class ReconcileResult:
 
 
 @dataclass(frozen=True, slots=True)
-class CopyCounts:
-    """Rows written by :meth:`bot.store.Store.copy_from` per table (0 for rows already there)."""
+class CopiedTable:
+    """One table of :meth:`bot.store.Store.copy_from`.
 
-    lists: int
-    saved: int
-    snapshots: int
-    imported: int
+    Attributes:
+        table: Its name in the schema.
+        rows: What one row is, for people ("saved items", "watches"...).
+        in_source: Rows the source holds.
+        written: Rows written (rows already in the target are kept, so a second copy writes 0).
+    """
+
+    table: str
+    rows: str
+    in_source: int
+    written: int
+
+
+@dataclass(frozen=True, slots=True)
+class CopyCounts:
+    """What :meth:`bot.store.Store.copy_from` did to every table of user data (in the order of
+    ``bot.store.sql.TABLES``)."""
+
+    tables: tuple[CopiedTable, ...]
+
+    def __getitem__(self, table: str) -> CopiedTable:
+        """The counts of ``table`` (its name in the schema)."""
+        for counts in self.tables:
+            if counts.table == table:
+                return counts
+        raise KeyError(table)
 
 
 # ---------------------------------------------------------------------------------------- validation

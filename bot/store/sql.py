@@ -37,6 +37,7 @@ from bot.store.base import CorpusLookup, Store
 from bot.store.batch import SaveRequest
 from bot.store.errors import (
     ClubLimitError,
+    CopyConflictError,
     InvalidListNameError,
     ListExistsError,
     ListLimitError,
@@ -56,6 +57,7 @@ from bot.store.records import (
     PAPER_ID_MAX,
     WATCH_QUERY_MAX,
     ClubEntry,
+    CopiedTable,
     CopyCounts,
     ForgetResult,
     ImportedItem,
@@ -68,6 +70,7 @@ from bot.store.records import (
     SavedPage,
     SaveResult,
     StoreStats,
+    UserFootprint,
     WatchInfo,
     check_user,
     clean_paper_id,
@@ -86,38 +89,69 @@ T = TypeVar("T")
 _WATCH_COLUMNS = "id, user_id, query, area, author, created_at"
 _CLUB_COLUMNS = "paper_id, title, authors, et_al, area, abstract, url, note, added_by, added_at"
 
-#: The tables a copy moves, each with its columns in copy order.
-TABLES: dict[str, tuple[str, ...]] = {
-    "lists": ("id", "user_id", "name", "name_key", "created_at"),
-    "papers": (
-        "paper_id",
-        "title",
-        "authors",
-        "et_al",
-        "area",
-        "abstract",
-        "url",
-        "first_seen",
-        "last_seen",
-        "in_corpus",
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table of user data: what :meth:`SqlStore.copy_from` moves and :meth:`SqlStore.dump` returns.
+
+    Attributes:
+        rows: What one row is, for people (the counts ``paperbot db copy`` prints).
+        key: The primary key (a dump's rows are in its order, the same on every backend).
+        columns: Every column, in the order a dump gives them.
+    """
+
+    rows: str
+    key: tuple[str, ...]
+    columns: tuple[str, ...]
+
+
+_SNAPSHOT_FIELDS = ("title", "authors", "et_al", "area", "abstract", "url")
+
+#: Every table that holds what people saved (the users' lists, items, imports and watches; the
+#: servers' reading lists) and the snapshots shown for them: a copy moves every row of each.
+#: tests/bot/store/test_copy.py holds this and NOT_COPIED to both backends' schemas, so a new table
+#: or column is copied, or named as left behind, not forgotten.
+TABLES: dict[str, Table] = {
+    "lists": Table("lists", ("id",), ("id", "user_id", "name", "name_key", "created_at")),
+    "saved": Table("saved items", ("id",), ("id", "list_id", "paper_id", "user_id", "note", "saved_at")),
+    "papers": Table(
+        "paper snapshots",
+        ("paper_id",),
+        ("paper_id", *_SNAPSHOT_FIELDS, "first_seen", "last_seen", "in_corpus"),
     ),
-    "imported": ("user_id", "paper_id", "title", "authors", "et_al", "area", "abstract", "url"),
-    "saved": ("id", "list_id", "paper_id", "user_id", "note", "saved_at"),
-    "watches": ("id", "user_id", "query", "area", "author", "created_at"),
-    "watch_pauses": ("user_id", "paused_at", "told"),
-    "club_papers": (
-        "guild_id",
-        "paper_id",
-        "title",
-        "authors",
-        "et_al",
-        "area",
-        "abstract",
-        "url",
-        "note",
-        "added_by",
-        "added_at",
+    "imported": Table(
+        "imported records", ("user_id", "paper_id"), ("user_id", "paper_id", *_SNAPSHOT_FIELDS)
     ),
+    "watches": Table("watches", ("id",), ("id", "user_id", "query", "area", "author", "created_at")),
+    "watch_pauses": Table("watch pauses", ("user_id",), ("user_id", "paused_at", "told")),
+    "club_papers": Table(
+        "club entries",
+        ("guild_id", "paper_id"),
+        ("guild_id", "paper_id", *_SNAPSHOT_FIELDS, "note", "added_by", "added_at"),
+    ),
+}
+#: The columns of those tables that hold a time (``timestamptz`` on PostgreSQL, ISO text on SQLite).
+TIME_COLUMNS = frozenset({"created_at", "saved_at", "first_seen", "last_seen", "paused_at", "added_at"})
+#: The tables a copy leaves behind, and why: each describes one deployment, not what anyone saved.
+NOT_COPIED: dict[str, str] = {
+    "index_generation": (
+        "the index this database's processes serve: a cache file on the host that built it and that "
+        "host's generation count; the target's processes build and publish their own (the copy marks "
+        "its generation unreconciled, so the copied snapshots are reconciled with it)"
+    ),
+    "schema_migrations": "PostgreSQL's record of the migrations run on that database (SQLite: user_version)",
+}
+
+
+#: The column of each table that names a user: what /forgetme reaches (the reading lists' ``added_by``
+#: is set to 0, the others' rows are deleted).
+USER_COLUMNS: dict[str, str] = {
+    "lists": "user_id",
+    "saved": "user_id",
+    "imported": "user_id",
+    "watches": "user_id",
+    "watch_pauses": "user_id",
+    "club_papers": "added_by",
 }
 
 
@@ -161,11 +195,18 @@ ON CONFLICT (paper_id) DO UPDATE SET
     last_seen = CASE WHEN excluded.in_corpus = 1 THEN excluded.last_seen ELSE papers.last_seen END,
     in_corpus = excluded.in_corpus
 """
-_IMPORTED_INSERT = """
-INSERT INTO imported (user_id, paper_id, title, authors, et_al, area, abstract, url)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (user_id, paper_id) DO NOTHING
-"""
+
+
+def _insert_or_keep(table: str) -> str:
+    """The insert of a copied row of ``table`` that keeps the row already there with its key."""
+    spec = TABLES[table]
+    return (
+        f"INSERT INTO {table} ({', '.join(spec.columns)}) VALUES ({', '.join('?' * len(spec.columns))}) "  # noqa: S608 - names from TABLES
+        f"ON CONFLICT ({', '.join(spec.key)}) DO NOTHING"
+    )
+
+
+_IMPORTED_INSERT = _insert_or_keep("imported")
 _PRUNE_PAPER = (
     "DELETE FROM papers WHERE paper_id = ? AND NOT EXISTS (SELECT 1 FROM saved WHERE saved.paper_id = ?)"
 )
@@ -715,7 +756,7 @@ class SqlStore(Store):
             new_keys = [key for key in groups if key not in existing_lists]
             if len(existing_lists) + len(new_keys) > self.max_lists_per_user:
                 raise ListLimitError(
-                    f"This import needs {len(new_keys)} new lists but you can have at most "
+                    f"This import needs {plural(len(new_keys), 'new list')} but you can have at most "
                     f"{self.max_lists_per_user}; nothing was imported."
                 )
             list_ids = {key: existing_lists[key][0] for key in groups if key in existing_lists}
@@ -976,6 +1017,25 @@ class SqlStore(Store):
 
         await self._run(op, write=True, user=uid)
 
+    async def user_footprint(self, user_id: int) -> UserFootprint:
+        uid = check_user(user_id)
+
+        async def op(tx: Tx) -> UserFootprint:
+            counts = {
+                table: int(await tx.fetchval(f"SELECT count(*) FROM {table} WHERE {column} = ?", uid))  # noqa: S608 - names from USER_COLUMNS
+                for table, column in USER_COLUMNS.items()
+            }
+            return UserFootprint(
+                lists=counts["lists"],
+                saved_items=counts["saved"],
+                imported=counts["imported"],
+                watches=counts["watches"],
+                watch_pauses=counts["watch_pauses"],
+                club_entries=counts["club_papers"],
+            )
+
+        return await self._run(op, write=False)
+
     async def forget_user(self, user_id: int) -> ForgetResult:
         uid = check_user(user_id)
 
@@ -987,17 +1047,22 @@ class SqlStore(Store):
             snapshots += await self._prune(tx, uid, ids)
             watches = await tx.execute("DELETE FROM watches WHERE user_id = ?", uid)
             watches += await tx.execute("DELETE FROM watch_pauses WHERE user_id = ?", uid)
-            # The server's reading list keeps the papers, but no longer who added them.
-            await tx.execute("UPDATE club_papers SET added_by = 0 WHERE added_by = ?", uid)
-            return ForgetResult(saved_items=saved, lists=lists, snapshots=snapshots, watches=watches)
+            # The server's reading list belongs to the server: it keeps the papers (and their notes),
+            # no longer naming who added them.
+            club = await tx.execute("UPDATE club_papers SET added_by = 0 WHERE added_by = ?", uid)
+            return ForgetResult(
+                saved_items=saved, lists=lists, snapshots=snapshots, watches=watches, club_entries=club
+            )
 
         result = await self._run(op, write=True, user=uid)
         log.info(
-            "forgot user %d: %d items, %d lists, %d snapshots",
+            "forgot user %d: %d items, %d lists, %d snapshots, %d watch rows, %d club entries anonymised",
             uid,
             result.saved_items,
             result.lists,
             result.snapshots,
+            result.watches,
+            result.club_entries,
         )
         return result
 
@@ -1138,28 +1203,35 @@ class SqlStore(Store):
     # ---------------------------------------------------------------------------------- copies
 
     async def dump(self) -> dict[str, list[tuple[object, ...]]]:
-        times = {"created_at", "first_seen", "last_seen", "saved_at"}
-
         async def op(tx: Tx) -> dict[str, list[tuple[object, ...]]]:
             out: dict[str, list[tuple[object, ...]]] = {}
-            for table, columns in TABLES.items():
-                rows = await tx.fetch(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {columns[0]}")
-                out[table] = [
-                    tuple(parse_time(v) if c in times else v for c, v in zip(columns, row, strict=True))
-                    for row in rows
+            for name, table in TABLES.items():
+                rows = await tx.fetch(f"SELECT {', '.join(table.columns)} FROM {name}")  # noqa: S608 - names from TABLES
+                times = [c in TIME_COLUMNS for c in table.columns]
+                key = [table.columns.index(c) for c in table.key]
+                # Sorted here, not by ORDER BY: the backends' collations order text differently.
+                neutral = [
+                    tuple(parse_time(v) if t else v for t, v in zip(times, row, strict=True)) for row in rows
                 ]
+                out[name] = sorted(neutral, key=lambda r: tuple(r[i] for i in key))
             return out
 
         return await self._run(op, write=False)
 
     async def copy_from(self, source: Store) -> CopyCounts:
-        """Merge ``source`` into this store: lists matched by (user, name), saved rows by (list, paper),
-        snapshots by paper (the newer ``last_seen`` wins), imported fields by (user, paper)."""
+        """Merge ``source`` into this store, matching each row by what identifies it to people and
+        keeping the row already here: lists by (user, name), saved items by (list, paper), imported
+        records by (user, paper), a watch pause by user, club entries by (server, paper); a snapshot
+        is replaced by a newer one (``last_seen``). A watch keeps its number, which its user types to
+        remove it: a watch here with that number is the same watch when it is the same user's same
+        query and filters, and a conflict otherwise."""
         data = await source.dump()
 
         async def op(tx: Tx) -> CopyCounts:
+            # Watches first: a conflict refuses the copy before the large tables are written.
+            written = {"watches": await self._copy_watches(tx, data["watches"])}
             list_map: dict[int, int] = {}
-            new_lists = 0
+            written["lists"] = 0
             for old_id, user_id, name, name_key, created_at in data["lists"]:
                 found = await tx.fetchval(
                     "SELECT id FROM lists WHERE user_id = ? AND name_key = ?", user_id, name_key
@@ -1173,11 +1245,11 @@ class SqlStore(Store):
                         name_key,
                         created_at,
                     )
-                    new_lists += 1
+                    written["lists"] += 1
                 list_map[int(old_id)] = int(found)
-            snapshots = 0
+            written["papers"] = 0
             for row in data["papers"]:
-                snapshots += await tx.execute(
+                written["papers"] += await tx.execute(
                     "INSERT INTO papers (paper_id, title, authors, et_al, area, abstract, url, first_seen, "
                     "last_seen, in_corpus) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT (paper_id) DO UPDATE SET title = excluded.title, "
@@ -1189,12 +1261,9 @@ class SqlStore(Store):
                     "WHERE excluded.last_seen > papers.last_seen",
                     *row,
                 )
-            imported = 0
-            for row in data["imported"]:
-                imported += await tx.execute(_IMPORTED_INSERT, *row)
-            saved = 0
-            for _, list_id, paper_id, user_id, note, saved_at in sorted(data["saved"], key=lambda r: r[0]):
-                saved += await tx.execute(
+            written["saved"] = 0
+            for _, list_id, paper_id, user_id, note, saved_at in data["saved"]:  # in id order: page order
+                written["saved"] += await tx.execute(
                     "INSERT INTO saved (list_id, paper_id, user_id, note, saved_at) VALUES (?, ?, ?, ?, ?) "
                     "ON CONFLICT (list_id, paper_id) DO NOTHING",
                     list_map[int(list_id)],
@@ -1203,12 +1272,58 @@ class SqlStore(Store):
                     note,
                     saved_at,
                 )
+            for name in ("imported", "watch_pauses", "club_papers"):
+                written[name] = 0
+                for row in data[name]:
+                    written[name] += await tx.execute(_insert_or_keep(name), *row)
             # The copied snapshots were never reconciled with the index these processes serve: the
             # next process to start (or pick the generation up) reconciles again.
             await tx.execute("UPDATE index_generation SET reconciled = 0 WHERE id = 1")
-            return CopyCounts(lists=new_lists, saved=saved, snapshots=snapshots, imported=imported)
+            return CopyCounts(
+                tuple(
+                    CopiedTable(name, table.rows, len(data[name]), written[name])
+                    for name, table in TABLES.items()
+                )
+            )
 
         return await self._run(op, write=True, exclusive=True)
+
+    async def _copy_watches(self, tx: Tx, rows: Sequence[tuple[object, ...]]) -> int:
+        """Insert the source's watches with their numbers; returns how many were written.
+
+        Raises:
+            CopyConflictError: Another watch here has one of those numbers (the caller rolls back).
+        """
+        written = 0
+        taken: list[int] = []
+        for row in rows:
+            if await tx.execute(_insert_or_keep("watches"), *row):
+                written += 1
+                continue
+            # Not written: the number is taken here (the insert, not a read before it, decides, so a
+            # watch added meanwhile by a running bot is seen too). The same watch is already copied.
+            here = await tx.fetchrow("SELECT user_id, query, area, author FROM watches WHERE id = ?", row[0])
+            if here is None or tuple(here) != tuple(row[1:5]):
+                taken.append(int(row[0]))  # type: ignore[call-overload]
+        if taken:
+            shown = ", ".join(str(n) for n in taken[:5])
+            if len(taken) > 5:
+                shown += f" and {len(taken) - 5} more"
+            one = len(taken) == 1
+            which = ("another watch under the number " if one else "other watches under the numbers ") + shown
+            them = "it" if one else "those watches"
+            raise CopyConflictError(
+                f"the target already has {which}, which a copy keeps (users remove a watch by its "
+                f"number); copy into a database without {them}",
+                watch_ids=tuple(taken),
+            )
+        if written:
+            await self._follow_ids(tx, "watches")
+        return written
+
+    async def _follow_ids(self, tx: Tx, table: str) -> None:
+        """Rows of ``table`` were inserted with their own ``id``: the next id the database generates
+        must come after them (SQLite's rowid already does; PostgreSQL's identity sequence does not)."""
 
 
 #: Papers walked (or ids freed) by a reconcile thread between two ``time.sleep(0)``: a pure-Python loop

@@ -9,8 +9,10 @@ import asyncio
 import contextlib
 import datetime as dt
 import logging
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -18,14 +20,22 @@ import discord
 from bot import render
 from bot.services.admin import ReindexOutcome, Stats
 from bot.ui import embeds as E
+from bot.ui.paginator import Page, PageSource
 from retrieval.english import plural
+from retrieval.models import IngestReport
 
 log = logging.getLogger(__name__)
 
 #: Progress edits of the reindex message are at least this many seconds apart (Discord rate limits).
 PROGRESS_EDIT_INTERVAL = 1.0
-#: How many skipped blocks / duplicates / ids a reindex report lists before "+N more".
+#: How many skipped blocks / duplicates / ids the summary of a reindex report lists before "+N more".
 REPORT_LINES = 10
+#: Characters of one list (skipped blocks, duplicates…) in the summary page; the rest is on later pages.
+SUMMARY_SECTION_CHARS = 900
+#: Characters of the lines on one of the later pages (one embed description holds 4,096).
+DETAIL_PAGE_CHARS = 3900
+#: What the summary embed may hold in all (Discord: 6,000), with room for the clamp's margins.
+EMBED_BUDGET = 5800
 STAGE_NAMES = {
     "start": "Starting",
     "parse": "Reading the corpus",
@@ -34,22 +44,13 @@ STAGE_NAMES = {
 }
 
 
-def _more(lines: Sequence[str], total: int | None = None, limit: int = REPORT_LINES, width: int = 95) -> str:
-    """The first ``limit`` lines (each cut to ``width``), then "+N more" — always within a field value."""
-    total = len(lines) if total is None else total
-    shown = [f"• {discord.utils.escape_markdown(E.truncate(line, width))}" for line in lines[:limit]]
-    if total > len(shown):
-        shown.append(f"+{total - len(shown)} more")
-    return E.truncate("\n".join(shown), E.FIELD_VALUE_LIMIT)
-
-
 def _ids(ids: Sequence[str], limit: int = REPORT_LINES, titles: dict[str, str] | None = None) -> str:
     """Paper ids as inline code, the first ``limit`` of them, then "+N more"; ids with a known title
     (the first few) are shown as "*title* (`id`)", one per line, before the rest."""
     titles = titles or {}
     named = [pid for pid in ids[:limit] if pid in titles]
     lines = [
-        f"• *{discord.utils.escape_markdown(E.truncate(E.plain(titles[pid]), 90))}* "
+        f"• *{render.title(titles[pid], 90)}* "
         f"({render.code(E.truncate(pid, 40))})"
         for pid in named
     ]
@@ -87,18 +88,123 @@ def progress_text(corpus: str, stage: str, done: int, total: int, elapsed: float
     return E.fit_content(f"⏳ Reindexing `{corpus}` — {name}{amount} · {elapsed:.0f} s") or ""
 
 
+@dataclass(frozen=True)
+class _Section:
+    """One list of a reindex report (skipped blocks, duplicates…): its heading, how many, the lines."""
+
+    title: str
+    count: int
+    lines: tuple[str, ...]
+
+
+def _in_corpus(report: IngestReport) -> Callable[[str], str]:
+    """Text with the corpus folder taken off the front of its file paths: the report's description
+    names the folder once, and a line keeps its room for the reason (``broken.txt:5: …``)."""
+    folders = {os.path.dirname(f) for f in report.files}
+    folder = folders.pop() if len(folders) == 1 else ""
+    if not folder:
+        return lambda text: text
+    prefix = folder.rstrip("/" + os.sep) + ("/" if "/" in folder or os.sep == "/" else os.sep)
+    return lambda text: text.replace(prefix, "")
+
+
+def _sections(report: IngestReport) -> list[_Section]:
+    """The report's lists, each line whole, file paths relative to the corpus folder."""
+    rel = _in_corpus(report)
+    rejected = [s for s in report.skipped if s.field == "file"]
+    sections = [
+        _Section("Files rejected", len(rejected), tuple(rel(f"{s.path}: {s.why}") for s in rejected)),
+        _Section(
+            "Skipped blocks",
+            len(report.skipped_blocks),
+            tuple(rel(f"{s.path}:{s.line}: {s.reason}") for s in report.skipped_blocks),
+        ),
+        _Section(
+            "Papers loaded with a note",
+            report.noted_papers,
+            tuple(rel(f"{s.path}:{s.line}: {s.reason}") for s in report.notes),
+        ),
+        _Section(
+            "Duplicates dropped",
+            report.duplicates,
+            tuple(rel(line) for line in report.duplicate_details) or ("(no details)",),
+        ),
+        _Section(
+            "Not UTF-8, read as Windows-1252",
+            len(report.cp1252_files),
+            tuple(rel(f) for f in report.cp1252_files),
+        ),
+        _Section(
+            "Files ignored (not .txt or .jsonl)",
+            len(report.ignored_files),
+            tuple(rel(f) for f in report.ignored_files),
+        ),
+    ]
+    return [section for section in sections if section.count]
+
+
+def _bullet(line: str, limit: int) -> str:
+    """One report line as a bullet, whole unless it alone is over ``limit`` (never in practice)."""
+    return E.truncate(f"• {discord.utils.escape_markdown(line)}", limit)
+
+
+def _fit(lines: Sequence[str], budget: int, limit: int = REPORT_LINES) -> list[str]:
+    """As many bullets of ``lines`` (at most ``limit``, the first always) as fit in ``budget``."""
+    out: list[str] = []
+    used = 0
+    for line in lines[:limit]:
+        bullet = _bullet(line, budget)
+        if out and used + len(bullet) + 1 > budget:
+            break
+        out.append(bullet)
+        used += len(bullet) + 1
+    return out
+
+
+def reindex_pages(outcome: ReindexOutcome) -> list[discord.Embed]:
+    """The reindex report: the summary (:func:`reindex_embed`), then, when a list is longer than the
+    summary shows, pages listing the rest, every line whole. Each page is one embed within Discord's
+    limits (description ≤ 4096, the whole ≤ 6000)."""
+    report = outcome.report
+    assert report is not None  # noqa: S101 - a failed reindex has no report and no embed
+    sections = _sections(report)
+    summary, shown = _summary(outcome, sections)
+    pages = [summary]
+    for section, first in zip(sections, shown, strict=True):
+        rest = section.lines[first:]
+        start = first
+        while rest:
+            chunk = _fit(rest, DETAIL_PAGE_CHARS, limit=len(rest))
+            end = start + len(chunk)
+            title = f"Reindex report — {section.title} ({start + 1:,}–{end:,} of {len(section.lines):,})"
+            pages.append(
+                E.clamp_embed(discord.Embed(title=title, description="\n".join(chunk), colour=E.BRAND))
+            )
+            rest, start = rest[len(chunk) :], end
+    return pages
+
+
 def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
-    """The diff a reindex produced: papers added/removed/unchanged, duplicates, skipped blocks, timing,
-    and the saved papers that left or came back (named when the reconcile result is known)."""
+    """The summary page of the reindex report (see :func:`reindex_pages`)."""
+    report = outcome.report
+    assert report is not None  # noqa: S101 - a failed reindex has no report and no embed
+    return _summary(outcome, _sections(report))[0]
+
+
+def _summary(outcome: ReindexOutcome, sections: Sequence[_Section]) -> tuple[discord.Embed, list[int]]:
+    """The diff a reindex produced: papers added/removed/unchanged, the first lines of each list,
+    timing, and the saved papers that left or came back (named when the reconcile result is known);
+    with how many lines of each section it shows."""
     report = outcome.report
     assert report is not None  # noqa: S101 - a failed reindex has no report and no embed
     corpus, elapsed = outcome.plan.shown, outcome.elapsed
-    before, after, reconcile = outcome.before, outcome.after, outcome.reconcile
     how = "loaded from the cache" if report.from_cache else f"built in {report.build_seconds:.2f} s"
+    rejected = len(report.rejected_files)
+    files = plural(len(report.files_read), "file") + (f" ({rejected} more rejected)" if rejected else "")
     embed = discord.Embed(
         title=E.truncate(f"Reindex done — now serving {plural(report.papers, 'paper')}", E.TITLE_LIMIT),
         description=E.truncate(
-            f"`{corpus}` · {plural(len(report.files), 'file')} · {how} · {elapsed:.1f} s in all. "
+            f"`{corpus}` · {files} · {how} · {elapsed:.1f} s in all. "
             "Searches switched to the new index at once."
             + (
                 ""
@@ -122,31 +228,29 @@ def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
         embed.add_field(name="Added", value=_ids(report.added, titles=outcome.titles), inline=False)
     if report.removed:
         embed.add_field(name="Removed", value=_ids(report.removed, titles=outcome.titles), inline=False)
-    if report.duplicates:
-        details = list(report.duplicate_details) or ["(no details)"]
-        embed.add_field(
-            name=f"Duplicates dropped: {report.duplicates:,}",
-            value=_more(details, total=max(report.duplicates, len(report.duplicate_details))),
-            inline=False,
-        )
-    if report.skipped:
-        embed.add_field(
-            name=f"Skipped blocks: {len(report.skipped):,}",
-            value=_more([str(block) for block in report.skipped]),
-            inline=False,
-        )
-    if report.cp1252_files:
-        embed.add_field(
-            name=f"Not UTF-8, read as Windows-1252: {len(report.cp1252_files):,}",
-            value=_more(list(report.cp1252_files)),
-            inline=False,
-        )
-    if report.ignored_files:
-        embed.add_field(
-            name=f"Files ignored (not .txt or .jsonl): {len(report.ignored_files):,}",
-            value=_more(list(report.ignored_files)),
-            inline=False,
-        )
+    saved = _saved_papers(outcome)
+    # What the lists may use of the 6,000 characters an embed holds, the saved papers' field kept.
+    room = EMBED_BUDGET - len(embed) - (len(saved) + 20 if saved else 0)
+    shown: list[int] = []
+    for section in sections:
+        name = f"{section.title}: {section.count:,}"
+        budget = min(SUMMARY_SECTION_CHARS, room - len(name) - 40)
+        bullets = _fit(section.lines, budget) if budget > 40 else []
+        more = len(section.lines) - len(bullets)
+        if more > 0:
+            bullets.append(f"+{more:,} more on the next pages")
+        value = "\n".join(bullets)
+        embed.add_field(name=name, value=value, inline=False)
+        room -= len(name) + len(value)
+        shown.append(len(bullets) - (1 if more > 0 else 0))
+    if saved:
+        embed.add_field(name="Saved papers", value=saved, inline=False)
+    return E.clamp_embed(embed), shown
+
+
+def _saved_papers(outcome: ReindexOutcome) -> str:
+    """The saved papers that left the corpus or came back ("" when there is nothing to say)."""
+    before, after, reconcile = outcome.before, outcome.after, outcome.reconcile
     lines: list[str] = []
     if reconcile is not None:
         gone, returned = reconcile.gone, reconcile.returned
@@ -166,11 +270,19 @@ def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
     if after is not None and (lines or after.missing_from_corpus):
         missing = after.missing_from_corpus
         lines.append(f"{plural(missing, 'saved paper')} in all {_are(missing)} not in the corpus now.")
-    if lines:
-        embed.add_field(
-            name="Saved papers", value=E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT), inline=False
-        )
-    return E.clamp_embed(embed)
+    return E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT)
+
+
+class ReportSource(PageSource):
+    """The pages of a reindex report (:func:`reindex_pages`) for the paginator, under ``content``."""
+
+    def __init__(self, pages: Sequence[discord.Embed], content: str) -> None:
+        self.pages = list(pages)
+        self.content = content
+
+    async def get_page(self, index: int) -> Page:
+        index = max(0, min(index, len(self.pages) - 1))
+        return Page(content=self.content, embeds=[self.pages[index]], page_count=len(self.pages))
 
 
 class ProgressMessage:
@@ -212,25 +324,28 @@ class ProgressMessage:
         if delay > 0:
             await asyncio.sleep(delay)
 
-    async def edit(self, **kwargs: Any) -> None:
-        """Edit the message now (after waiting out the interval); an HTTP failure is only logged."""
+    async def edit(self, **kwargs: Any) -> discord.InteractionMessage | None:
+        """Edit the message now (after waiting out the interval); an HTTP failure is only logged (None)."""
         async with self._lock:
             await self._wait_for_slot()
+            message = None
             try:
-                await self.interaction.edit_original_response(**kwargs)
+                message = await self.interaction.edit_original_response(**kwargs)
             except discord.HTTPException as exc:
                 # The token lives 15 minutes; a very long build can outlive it. The log still has the report.
                 log.warning("could not update the reindex message: %s", exc)
             self._last_edit = time.monotonic()
             self.edits += 1
+            return message
 
-    async def finish(self, **kwargs: Any) -> None:
-        """Drop any pending progress, wait for a running edit, then show the final message."""
+    async def finish(self, **kwargs: Any) -> discord.InteractionMessage | None:
+        """Drop any pending progress, wait for a running edit, then show the final message (returned,
+        None when the edit failed)."""
         self._pending = None
         if self._flusher is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._flusher
-        await self.edit(**kwargs)
+        return await self.edit(**kwargs)
 
 
 def stats_embed(stats: Stats) -> discord.Embed:

@@ -18,8 +18,8 @@ MAX_CHOICES = 25
 
 
 def paper_choice(paper_id: str, title: str) -> app_commands.Choice[str]:
-    """``"<id> — <title>"`` (markdown removed, within 100 characters) whose value is the id."""
-    return app_commands.Choice(name=E.label(f"{paper_id} — {E.plain(title)}"), value=paper_id[:100])
+    """``"<id> — <title>"`` (within 100 characters) whose value is the id."""
+    return app_commands.Choice(name=E.label(f"{paper_id} — {title}"), value=paper_id[:100])
 
 
 def id_choices(papers: Iterable[tuple[str, str]]) -> list[app_commands.Choice[str]]:

@@ -16,10 +16,10 @@ def club_embed(page: ClubPage, guild_name: str | None = None) -> discord.Embed:
     """Up to :data:`SHOWN` entries, oldest first: title, id, who added it and when, the note."""
     lines = []
     for n, entry in enumerate(page.entries[:SHOWN], start=1):
-        title = render.truncate(render.plain(entry.title or entry.paper_id), 120)
+        title = render.title(entry.title or entry.paper_id, 120)
         who = f"<@{entry.added_by}>" if entry.added_by else "a former member"
         line = (
-            f"**{n}. {discord.utils.escape_markdown(title)}** ({render.code(entry.paper_id)})\n"
+            f"**{n}. {title}** ({render.code(entry.paper_id)})\n"
             f"added by {who} {discord.utils.format_dt(entry.added_at, 'R')}"
         )
         if entry.paper_id not in page.in_corpus:

@@ -6,7 +6,7 @@ content through :func:`fit_content`. Long author lists and abstracts are shorten
 
 Usage (in a cog)::
 
-    embeds = embeds.search_page(results, page=0, pages=3)      # list[discord.Embed], already fitted
+    embeds = embeds.hits_embeds(page.hits, saved_ids)          # list[discord.Embed], already fitted
     await respond.send(interaction, embeds.fit_content(header), embeds=embeds)
 """
 
@@ -17,11 +17,10 @@ from collections.abc import Iterable, Sequence
 import discord
 
 from bot import render
-from bot.render import ELLIPSIS as ELLIPSIS  # re-exported: callers use E.truncate, E.plain
-from bot.render import plain as plain
-from bot.render import truncate, whole_escapes
+from bot.render import ELLIPSIS as ELLIPSIS  # re-exported: callers use E.truncate
+from bot.render import truncate
 from retrieval.english import plural
-from retrieval.models import Answer, Hit, Paper, SearchResults
+from retrieval.models import Answer, Hit, Paper
 
 # Discord's documented limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
 CONTENT_LIMIT = 2000
@@ -119,25 +118,20 @@ def fit_embeds(embeds: Iterable[discord.Embed], *, total: int = EMBED_TOTAL) -> 
     return result
 
 
-def display(text: str) -> str:
-    """Abstract/title text as Discord shows it (LaTeX converted to readable Unicode)."""
-    return render.display(text)
-
-
 def paper_title(paper: Paper) -> str:
-    """The paper's title, within the embed title limit."""
-    return truncate(paper.title or paper.id, TITLE_LIMIT)
+    """The paper's title, escaped, within the embed title limit."""
+    return render.title(paper.title or paper.id, TITLE_LIMIT)
 
 
 def hit_embed(hit: Hit, *, saved: bool = False, reason: str | None = None) -> discord.Embed:
     """One search result: linked title, snippet, authors, area, id and score (and, for a
     recommendation, the saved paper it is like: ``reason``, markdown)."""
     paper = hit.paper
-    title = f"{hit.rank}. {paper.title or paper.id}"
+    prefix = f"{hit.rank}. "
     embed = discord.Embed(
-        title=truncate(title, TITLE_LIMIT),
+        title=prefix + render.title(paper.title or paper.id, TITLE_LIMIT - len(prefix)),
         url=paper.url or None,
-        description=truncate(render.snippet(hit.snippet) or render.abstract(paper.abstract), 600),
+        description=render.snippet(hit.snippet) or render.abstract(paper.abstract, 600),
         colour=BRAND,
     )
     embed.add_field(
@@ -153,11 +147,13 @@ def hit_embed(hit: Hit, *, saved: bool = False, reason: str | None = None) -> di
     return embed
 
 
-def page_header(title: str, query: str, total: int, page: int, pages: int) -> str:
-    """The one-line header of a result page: what was asked, how many matched, which page."""
-    shown = truncate(" ".join(query.split()), 300)
+def page_header(title: str, query: str, total: int, page: int, pages: int, *, quoted: bool = True) -> str:
+    """The one-line header of a result page: what was asked (in quotes unless ``quoted=False``), how
+    many matched, which page."""
+    shown = discord.utils.escape_markdown(truncate(" ".join(query.split()), 300))
     where = f"page {page + 1}/{max(pages, 1)}"
-    text = f"**{title}** “{discord.utils.escape_markdown(shown)}” — {plural(total, 'paper')} · {where}"
+    subject = f"“{shown}”" if quoted else shown
+    text = f"**{title}** {subject} — {plural(total, 'paper')} · {where}"
     return fit_content(text) or ""
 
 
@@ -171,31 +167,6 @@ def hits_embeds(
     return fit_embeds(
         hit_embed(hit, saved=hit.paper.id in saved_ids, reason=reasons.get(hit.paper.id)) for hit in hits
     )
-
-
-def search_page(
-    results: SearchResults, saved_ids: frozenset[str] | set[str] = frozenset()
-) -> list[discord.Embed]:
-    """Embeds for one page of :class:`SearchResults`."""
-    return hits_embeds(results.hits, saved_ids)
-
-
-def split_text(text: str, limit: int) -> list[str]:
-    """Split ``text`` into chunks of at most ``limit`` characters at sentence or word boundaries."""
-    chunks: list[str] = []
-    rest = text.strip()
-    while len(rest) > limit:
-        window = rest[:limit]
-        cut = max(window.rfind(". "), window.rfind("\n"))
-        if cut < limit // 2:
-            cut = window.rfind(" ")
-        if cut < limit // 2:
-            cut = len(whole_escapes(window)) - 1
-        chunks.append(rest[: cut + 1].strip())
-        rest = rest[cut + 1 :].strip()
-    if rest:
-        chunks.append(rest)
-    return chunks
 
 
 def all_authors(paper: Paper, limit: int = FIELD_VALUE_LIMIT) -> str:
@@ -224,8 +195,8 @@ def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
         meta.set_footer(text="★ in your saved papers")
     # The metadata goes first and the abstract takes the rest of the 6000-character budget.
     budget = EMBED_TOTAL - len(meta) - 50
-    abstract = truncate(render.abstract(paper.abstract), max(200, budget))
-    chunks = split_text(abstract, DESCRIPTION_LIMIT) or [EMPTY]
+    chunks = render.pages(paper.abstract, DESCRIPTION_LIMIT, limit=max(200, budget))
+    chunks = [chunk for chunk in chunks if chunk] or [EMPTY]
     meta.description = chunks[0]
     embeds = [meta] + [discord.Embed(description=chunk, colour=BRAND) for chunk in chunks[1:]]
     return fit_embeds(embeds)
@@ -242,7 +213,7 @@ def answer_embed(answer: Answer) -> discord.Embed:
         n = numbers.setdefault(sentence.paper.id, len(numbers) + 1)
         if i == 1:
             lines.append("**Supporting**")
-        lines.append(f"> {truncate(render.abstract(sentence.text), 700)} [{n}]")
+        lines.append(f"> {render.abstract(sentence.text, 700)} [{n}]")
     embed = discord.Embed(
         title=truncate(f"Q: {' '.join(answer.question.split())}", TITLE_LIMIT),
         description=truncate("\n".join(lines), 3000),
@@ -252,7 +223,7 @@ def answer_embed(answer: Answer) -> discord.Embed:
     for sentence in answer.sentences:
         by_id.setdefault(sentence.paper.id, sentence.paper)
     sources = [
-        f"[{n}] {render.code(pid)} — {truncate(render.unmeant(by_id[pid].title), 150)}"
+        f"[{n}] {render.code(pid)} — {render.title(by_id[pid].title, 150)}"
         for pid, n in sorted(numbers.items(), key=lambda kv: kv[1])
     ]
     # One field holds 1024 characters; spread the sources over as many fields as needed.

@@ -39,7 +39,7 @@ def saved_item_field(item: SavedItem, number: int, *, budget: int = 1200) -> tup
     are marked and shown from the store's snapshot.
     """
     name_room = max(40, min(E.FIELD_NAME_LIMIT, budget // 4))
-    name = E.truncate(f"{number}. {E.plain(item.title) or item.paper_id}", name_room)
+    name = f"{number}. {render.title(item.title or item.paper_id, name_room - len(str(number)) - 2)}"
     lines = [
         " · ".join(
             part

@@ -29,7 +29,7 @@ SIMILAR_PLACEHOLDER = "Show papers similar to…"
 
 def result_content(page: ResultPage) -> str:
     """The header line of a result page: what was asked, how many matched, which page, the filters."""
-    header = E.page_header(page.title, page.subject, page.total, page.page, page.pages)
+    header = E.page_header(page.title, page.subject, page.total, page.page, page.pages, quoted=page.quoted)
     filters = "".join(
         f" · {name}: {E.truncate(value, 60)}"
         for name, value in (("area", page.area), ("author", page.author))
@@ -45,7 +45,7 @@ def hit_option(hit: Hit) -> discord.SelectOption:
     if paper.area:
         detail += f" · {paper.area}"
     return discord.SelectOption(
-        label=E.label(f"{hit.rank}. {E.plain(paper.title or paper.id)}"),
+        label=E.label(f"{hit.rank}. {paper.title or paper.id}"),
         value=E.label(paper.id),
         description=E.label(detail),
     )

@@ -71,14 +71,14 @@ def test_unknown_command_and_help():
 @pytest.fixture(autouse=True)
 def _keep_logging(monkeypatch):
     # cli.main configures the root logger for the process; keep pytest's logging intact in-process.
-    monkeypatch.setattr(cli, "setup_logging", lambda level="INFO": None)
+    monkeypatch.setattr(cli, "setup_logging", lambda level="INFO", file=None: None)
 
 
 def test_console_dispatch_calls_run_console(monkeypatch, tmp_path):
     seen = {}
 
-    def fake_console(settings):
-        seen["settings"] = settings
+    def fake_console(settings, out_dir=None):
+        seen["settings"], seen["out_dir"] = settings, out_dir
         return 0
 
     import bot.console
@@ -86,7 +86,9 @@ def test_console_dispatch_calls_run_console(monkeypatch, tmp_path):
     monkeypatch.setattr(bot.console, "run_console", fake_console)
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
     assert cli.main(["console", "--database", str(tmp_path / "x.db")]) == 0
-    assert seen["settings"].database_path == tmp_path / "x.db"
+    assert seen["settings"].database_path == tmp_path / "x.db" and seen["out_dir"] is None
+    assert cli.main(["console", "--out", str(tmp_path / "exports")]) == 0
+    assert seen["out_dir"] == str(tmp_path / "exports")
 
 
 def test_run_dispatch_calls_run_bot(monkeypatch, tmp_path):
@@ -143,3 +145,15 @@ def test_search_query_after_double_dash_with_corpus(tmp_path):
     assert result.stdout.startswith("4 results for '-quantum sparse'")
     result = run(["search", "-sparse autoencoders", "--top", "1"], env_extra=env, cwd=tmp_path)
     assert result.returncode == 0 and "unrecognized" not in result.stderr, result.stderr
+
+
+def test_index_names_a_windows_1252_file_once(tmp_path):
+    """Issue 30 item 7: the report names the file; no log line repeats it on the same screen."""
+    from tests.support.corpora import corpus_with_a_cp1252_file
+
+    corpus = corpus_with_a_cp1252_file(tmp_path / "corpus")
+    cache = {"INDEX_CACHE_DIR": str(tmp_path / "cache")}
+    result = run(["index", "--corpus", str(corpus)], cache, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "latin.txt" in result.stdout
+    assert (result.stdout + result.stderr).count("Windows-1252") == 1, result.stdout + result.stderr

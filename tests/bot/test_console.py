@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import signal
 import subprocess
@@ -26,9 +27,12 @@ def console_env(tmp_path) -> dict[str, str]:
     return env
 
 
-def console(settings, text: str) -> tuple[int, str]:
+def console(settings, text: str, out_dir=None) -> tuple[int, str]:
+    """Run the console on ``text``; exports go to ``out_dir`` (default: the test's database folder, a
+    temporary one), never to the working folder of the test run."""
     out = io.StringIO()
-    code = run_console(settings, stdin=io.StringIO(text), stdout=out)
+    folder = out_dir if out_dir is not None else settings.database_path.parent
+    code = run_console(settings, stdin=io.StringIO(text), stdout=out, out_dir=folder)
     return code, out.getvalue()
 
 
@@ -76,10 +80,11 @@ def test_help_unknown_and_bad_lines_keep_the_session(settings_factory):
     )
     assert code == 0
     assert "/search <query>" in out
+    assert "/export saves its file in" in out and "--out FOLDER" in out and "/import <path>" in out
     assert "no command /nosuch" in out
     assert "start with /" in out
     assert "whole number" in out
-    assert "needs id" in out
+    assert "/paper needs the option id: type /paper id:<id>" in out
     assert "Search “x”" not in out  # nothing runs after quit
 
 
@@ -98,8 +103,8 @@ def test_corrupt_database_exits_2(settings_factory, tmp_path, capsys):
 def test_cli_console_subprocess(tmp_path):
     env = console_env(tmp_path)
     result = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "console"],
-        input="/search reward models\n",
+        [sys.executable, "-m", "bot.cli", "console", "--out", "exports"],
+        input="/search reward models\n/save y13x62p7\n/export md\n",
         env=env,
         capture_output=True,
         text=True,
@@ -108,6 +113,8 @@ def test_cli_console_subprocess(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "Search “reward models”" in result.stdout
+    assert "saved as exports/paperbot-all.md" in result.stdout  # --out, shown as typed from here
+    assert "y13x62p7" in (tmp_path / "exports" / "paperbot-all.md").read_text(encoding="utf-8")
 
 
 def test_terminal_text_renders_discord_markdown():
@@ -208,35 +215,54 @@ def test_the_console_runs_without_a_fake_discord(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
-def test_import_from_a_local_file_and_confirmations(settings_factory, tmp_path):
+def test_export_writes_the_file_and_import_reads_it_back_offline(settings_factory, tmp_path):
+    """Issue 30 item 3: /export saves the file (in the folder the console was given) and says where;
+    /import reads it back from that path: a round trip with no Discord."""
     settings = settings_factory()
-    code, out = console(settings, "/search reward models limit:1\n2\n/export format:json\n")
-    assert code == 0
-    exported = tmp_path / "mine.json"
-    assert '📎 paperbot-all.json' in out and '"format": "paperbot.saved"' in out  # a preview of the file
-    # The console only previews the file; write the same export through the service to import it back.
-    import asyncio
-
-    from bot.services.registry import open_services
-
-    async def export_file():
-        services = await open_services(settings)
-        try:
-            result = await services.transfer.export(1200000000000000001, "json")
-            exported.write_bytes(result.data)
-        finally:
-            await services.close()
-
-    asyncio.run(export_file())
+    folder = tmp_path / "exports"
     code, out = console(
-        settings, f"/import file:{exported} list:copy\n/list delete copy\n2\n/list delete copy\n1\n/lists\n"
+        settings, "/save y13x62p7 note:read the appendix\n/save tq1rsx2h list:theory\n/export json\n", folder
     )
     assert code == 0
+    saved = folder / "paperbot-all.json"
+    assert saved.is_file()
+    assert f"📎 paperbot-all.json ({saved.stat().st_size:,} bytes) saved as {saved}" in out
+    assert f"/import {saved} reads it back" in out
+    exported = json.loads(saved.read_text(encoding="utf-8"))
+    assert {item["id"] for lst in exported["lists"] for item in lst["items"]} >= {"y13x62p7"}
+
+    # A second export never overwrites the first; a .bib is saved too (and is not offered to /import).
+    code, out = console(settings, "/export json\n/export bib\n", folder)
+    assert (folder / "paperbot-all-2.json").is_file() and (folder / "paperbot-all.bib").is_file()
+    assert "saved as" in out and "/import" in out.split("paperbot-all.bib", 1)[0]
+    assert "reads it back" not in out.split("paperbot-all.bib", 1)[1]
+
+    code, out = console(settings, "/forgetme\n1\n/lists\n", folder)
+    assert "You have no lists yet" in out
+    code, out = console(settings, f"/import {saved}\n/saved\n/saved theory\n/list delete theory\n2\n", folder)
+    assert code == 0
+    assert "Imported 2 papers." in out, out
+    assert "read the appendix" in out and "y13x62p7" in out and "tq1rsx2h" in out
+    assert "[1] Confirm  [2] Cancel" in out and "Cancelled — nothing was deleted." in out
+
+
+def test_import_reads_a_path_relative_to_the_working_or_out_folder(settings_factory, tmp_path, monkeypatch):
+    settings = settings_factory()
+    folder = tmp_path / "out"
+    code, out = console(settings, "/save y13x62p7\n/export json\n/forgetme\n1\n", folder)
+    assert (folder / "paperbot-all.json").is_file()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, out = console(settings, '/import paperbot-all.json list:"from file"\n/import nosuch.json\n', folder)
     assert "Imported 1 paper." in out
-    assert "[1] Confirm  [2] Cancel" in out
-    assert "Cancelled — nothing was deleted." in out
-    assert "Deleted the list “copy” and the 1 paper saved in it." in out
-    assert "copy" not in out.rsplit("(only you can see this)", 1)[1]  # /lists no longer shows it
+    assert "cannot read nosuch.json: no such file in" in out
+    code, out = console(settings, "/import file:paperbot-all.md\n", folder)
+    assert "cannot read paperbot-all.md" in out
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    code, out = console(settings, "/save y13x62p7\n/export md\n/lists\n", blocked / "exports")
+    assert code == 0 and "! cannot save paperbot-all.md in" in out and "reading" in out  # the session goes on
 
 
 def test_console_answer_is_the_one_a_mention_gets(settings_factory):
@@ -277,14 +303,14 @@ def _visible(embed: dict) -> dict:
         ("/export format:md", "export", {"format": "md"}),
     ],
 )
-async def test_the_console_shows_what_the_bot_sends(harness, line, command, options):
+async def test_the_console_shows_what_the_bot_sends(harness, line, command, options, tmp_path):
     """Same services, same builders: the console's message is the one the bot sends to Discord."""
     from bot.console import Console
 
     owner = harness.owner
     await harness.run_command("save", {"id": "y13x62p7", "note": "read the appendix"}, user=owner)
     sent = await harness.run_command(command, options, user=owner)
-    console = Console(harness.bot.settings, io.StringIO(), io.StringIO())
+    console = Console(harness.bot.settings, io.StringIO(), io.StringIO(), out_dir=tmp_path)
     console.services = harness.bot.services
     console.user_id = int(owner["id"])
     shown = []
@@ -340,3 +366,110 @@ def test_the_readme_example_is_what_the_console_prints(settings_factory):
     code, out = console(settings_factory(), first.removeprefix("paperbot> ") + "\n")
     assert code == 0
     assert out.rstrip("\n") == shown.rstrip("\n")
+
+
+# -- issue 30: arguments, booleans, suggestions ----------------------------------------------------
+
+
+def parsed(settings_factory, line: str) -> tuple[str, dict]:
+    from bot.console import Console
+
+    return Console(settings_factory(), io.StringIO(), io.StringIO()).parse(line.removeprefix("/"))
+
+
+@pytest.mark.parametrize(
+    ("line", "command", "options"),
+    [
+        # words that are not name:value fill the required options in order (item 4)
+        ("/search author:王小明 translation", "search", {"query": "translation", "author": "王小明"}),
+        ("/list move y13x62p7 done", "list move", {"id": "y13x62p7", "to": "done"}),
+        ('/list move y13x62p7 "to read"', "list move", {"id": "y13x62p7", "to": "to read"}),
+        ("/list move y13x62p7 from:a done", "list move", {"id": "y13x62p7", "to": "done", "from": "a"}),
+        ("/list move id:y13x62p7 done", "list move", {"id": "y13x62p7", "to": "done"}),
+        ("/list rename old new", "list rename", {"old": "old", "new": "new"}),
+        # one required option takes every word, and a text option what follows it, as before
+        ("/search reward models limit:3", "search", {"query": "reward models", "limit": 3}),
+        ('/search query:"reward model" -quantum', "search", {"query": '"reward model" -quantum'}),
+        ("/search learning author:Ada Lovelace", "search", {"query": "learning", "author": "Ada Lovelace"}),
+        ("/save y13x62p7 note:read the appendix", "save", {"id": "y13x62p7", "note": "read the appendix"}),
+        ("/saved to read", "saved", {"list": "to read"}),
+    ],
+)
+def test_words_fill_the_required_options_in_order(settings_factory, line, command, options):
+    assert parsed(settings_factory, line) == (command, options)
+
+
+@pytest.mark.parametrize(
+    ("line", "form"),
+    [
+        # two list names of several words: which words are which cannot be known, so say how to type it
+        ("/list rename to read done", '/list rename old:to new:"read done"'),
+        ("/list move y13x62p7", "/list move id:y13x62p7 to:<to>"),
+        ("/list rename", "/list rename old:<old> new:<new>"),
+    ],
+)
+def test_an_ambiguous_or_short_line_is_told_the_exact_form(settings_factory, line, form):
+    with pytest.raises(ValueError) as info:
+        parsed(settings_factory, line)
+    assert f"type {form}" in str(info.value)
+
+
+def test_item_4_lines_run_in_the_console(settings_factory):
+    code, out = console(
+        settings_factory(),
+        "/save y13x62p7\n/list move y13x62p7 done\n/search author:Koirala policy\n",
+    )
+    assert code == 0
+    assert "needs" not in out
+    assert "Moved " in out and "to “done”" in out
+    assert "Search “policy”" in out and "author: Koirala" in out
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "ja", "truee"])
+def test_an_unknown_boolean_is_an_error_naming_the_allowed_values(settings_factory, value):
+    with pytest.raises(ValueError) as info:
+        parsed(settings_factory, f"/search reward public:{value}")
+    message = str(info.value)
+    assert "public must be true or false" in message and repr(value) in message
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("true", True), ("False", False), ("yes", True), ("no", False), ("1", True), ("0", False), ("on", True)],
+)
+def test_booleans_discord_would_send(settings_factory, value, expected):
+    assert parsed(settings_factory, f"/search reward public:{value}")[1]["public"] is expected
+
+
+def test_a_lone_quote_gets_no_suggestion_that_fails_again(settings_factory):
+    code, out = console(settings_factory(), '/search "\n/search """\n/search models "\n')
+    assert code == 0
+    assert "is never closed" in out
+    assert 'Try: ""' not in out and "Try: \"\"\"\"" not in out
+    assert out.count("Try:") == 1 and "Try: `models`" in out
+
+
+def test_the_console_screen_gets_no_log_lines_and_one_windows_1252_note(tmp_path):
+    """Issue 30 item 7: a failed reindex printed a ``WARNING bot.engine`` log line over the reply, and a
+    Windows-1252 file was named twice (the log line and the report). The log goes to the console's log
+    file (beside the database), the screen shows the replies."""
+    from tests.support.corpora import corpus_with_a_cp1252_file
+
+    corpus = corpus_with_a_cp1252_file(tmp_path / "corpus")
+    script = f"/admin reindex path:{corpus}\n/admin reindex path:{tmp_path / 'nowhere'}\n"
+    result = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "console"],
+        input=script,
+        env=console_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    screen = result.stdout + result.stderr
+    assert "✅ Reindex complete." in screen and "❌ Reindex failed" in screen
+    assert "WARNING" not in screen and result.stderr == ""
+    assert screen.count("Windows-1252") == 1
+    log = (tmp_path / "console.log").read_text(encoding="utf-8")
+    assert "WARNING bot.engine: reindex of" in log and "nowhere" in log

@@ -150,3 +150,86 @@ def test_split_atoms_equal_the_general_renderer_on_the_bundled_corpus(seed_index
             for a, b in s.sentences:
                 bold = [m for m in s.matches if a <= m[0] < b]
                 assert fast(s.text, a, b, bold) == general(s.text, a, b, bold)
+
+
+# -- abstracts and titles: retrieval's styled text drawn as Discord markdown -----------------------
+
+MARKUPISH = st.lists(
+    st.sampled_from(
+        [
+            "word", "model", " ", " ", "\n", "*", "**", "_", "__", "~~", "`", "||", "[x](y)", "#", ">",
+            "\\textbf{", "\\emph{", "}", "$x^2$", "\\_", "https://a.org/a_b", "a_b", "(", ")", ".", "等",
+        ]
+    ),
+    max_size=80,
+).map("".join)  # fmt: skip
+
+
+def markdown_parts(text: str) -> tuple[str, str]:
+    """(the markers left once links, code spans and escapes are taken out; the text without them)."""
+    text = LINK.sub("L", text)
+    text = re.sub(r"``? (.*?) ``?|`[^`]*`", "C", text)
+    bare = re.sub(r"\\.", "E", text)
+    return re.sub(r"[^*_~`|\[\]#>]", "", bare), bare
+
+
+def well_formed(text: str) -> bool:
+    """Every markdown character left unescaped is a marker of a pair: ``*``/``_``/``~~`` in even
+    numbers, and nothing that would make a link, spoiler, heading or quote."""
+    markers, _ = markdown_parts(text)
+    return (
+        not re.search(r"[`|\[\]#>]", markers)
+        and markers.count("*") % 2 == 0
+        and markers.count("_") % 2 == 0
+        and markers.count("~") % 4 == 0
+    )
+
+
+def test_abstract_draws_its_emphasis_and_escapes_everything_else():
+    assert render.abstract(r"\textbf{Bold} and \emph{it} and *md* and **strong**") == (
+        "**Bold** and _it_ and _md_ and **strong**"
+    )
+    assert render.abstract(r"over \textbf{\emph{5×}} fewer") == "over **_5×_** fewer"
+    assert render.abstract("intra*word*italic") == "intra*word*italic"
+    assert render.abstract("[click](https://evil.example) ||W|| # h > q") == (
+        "\\[click\\](https://evil.example) \\|\\|W\\|\\| \\# h \\> q"
+    )
+    assert render.abstract("see https://github.com/lab_x/model_zoo, then") == (
+        "see https://github.com/lab_x/model_zoo, then"
+    )
+    assert render.abstract("a **bold https://x.org/a_b link**") == "a bold https://x.org/a_b link"
+    assert render.title("A *title* with_under") == "A \\*title\\* with\\_under"
+
+
+def test_a_cut_closes_the_spans_it_cuts():
+    text = render.abstract(r"We propose \textbf{a very long bold phrase that goes on} and more.", 30)
+    assert len(text) <= 30 and text.endswith("…") and well_formed(text)
+    assert text.startswith("We propose **a very") and text.count("**") == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(MARKUPISH, st.integers(min_value=5, max_value=300))
+def test_any_abstract_draws_well_formed_within_the_limit(source, limit):
+    whole = render.abstract(source)
+    assert well_formed(whole)
+    cut = render.abstract(source, limit)
+    assert len(cut) <= limit and well_formed(cut)
+    if len(whole) <= limit:
+        assert cut == whole
+
+
+@settings(max_examples=200, deadline=None)
+@given(MARKUPISH, st.integers(min_value=8, max_value=120))
+def test_pages_hold_the_whole_abstract_in_well_formed_pieces(source, size):
+    pieces = render.pages(source, size)
+    assert all(len(piece) <= size and well_formed(piece) for piece in pieces)
+    words = lambda text: re.sub(r"[*_~`\\]", "", text).split()  # noqa: E731
+    plain = render.markup.styled(source).text
+    assert "".join(words(" ".join(pieces))) == "".join(words(render.escape(plain)))
+
+
+def test_pages_with_a_limit_end_with_an_ellipsis():
+    source = "A sentence of the abstract. " * 200
+    pieces = render.pages(source, 1000, limit=2500)
+    assert sum(map(len, pieces)) <= 2500 and pieces[-1].endswith("…")
+    assert all(len(piece) <= 1000 for piece in pieces) and len(pieces) == 3

@@ -104,6 +104,71 @@ def test_index_report(run, tmp_path):
     assert code == 0 and report["papers"] == 40 and report["from_cache"] is True
 
 
+def corpus_with_rejected_files_and_repaired_papers(folder):
+    """The bundled corpus's two files, a binary and an empty file (both rejected), and a JSON Lines
+    file: a paper whose 120-character id is replaced, one whose link is dropped (both load), and one
+    line of broken JSON (a skipped block)."""
+    import shutil
+
+    from tests.support.corpora import ROOT
+
+    folder.mkdir()
+    for f in sorted((ROOT / "data" / "corpus").glob("*.txt")):
+        shutil.copy(f, folder)
+    (folder / "binary.txt").write_bytes(b"\x00\x01 not text")
+    (folder / "empty.txt").write_text("", encoding="utf-8")
+    lines = [
+        {"id": "a" * 120, "title": "Graphs", "abstract": "A paper on graph neural networks for molecules."},
+        {"id": "ok1", "title": "Links", "abstract": "A paper on message passing.", "url": "javascript:x"},
+    ]
+    text = "\n".join(json.dumps(line) for line in lines) + '\n{"id": "broken",\n'
+    (folder / "more.jsonl").write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_index_report_counts_rejected_files_and_repaired_papers(tmp_path, capsys):
+    """Issue 30 item 8: two rejected files are not "read", and a repaired paper is loaded with a note,
+    not a skipped block."""
+    from retrieval.corpus import load_corpus
+
+    corpus = corpus_with_rejected_files_and_repaired_papers(tmp_path / "corpus")
+    code = main(["index"], default_corpus=corpus, params=BM25Params(), cache_dir=tmp_path / "cache")
+    out, _ = capsys.readouterr()
+    assert code == 0
+    papers = len(load_corpus(corpus).papers)
+    assert papers == 42
+    assert out.startswith(f"{papers} papers from 3 files (2 more rejected), built in"), out
+    assert "files rejected: 2\n" in out and "binary.txt: binary (contains NUL bytes)" in out
+    assert "blocks skipped: 1\n" in out and "more.jsonl:3: record: invalid JSON" in out
+    assert "papers loaded with a note: 2\n" in out
+    assert "more.jsonl:1: id: 120 characters" in out and "more.jsonl:2: url: dropped" in out
+    code = main(["index", "--json"], default_corpus=corpus, params=BM25Params(), cache_dir=tmp_path / "cache")
+    report = json.loads(capsys.readouterr().out)
+    # every entry is still listed, as before, now saying whether its paper loaded
+    loaded = [(s["path"].rsplit("/", 1)[-1], s["line"], s["loaded"]) for s in report["skipped"]]
+    assert loaded == [
+        ("binary.txt", 1, False), ("empty.txt", 1, False), ("more.jsonl", 1, True), ("more.jsonl", 2, True),
+        ("more.jsonl", 3, False),
+    ]
+    assert [f.rsplit("/", 1)[-1] for f in report["rejected_files"]] == ["binary.txt", "empty.txt"]
+
+
+def test_ingest_report_counts(tmp_path):
+    from retrieval.index import open_index
+
+    corpus = corpus_with_rejected_files_and_repaired_papers(tmp_path / "corpus")
+    _, report = open_index(corpus, BM25Params(), cache_dir=tmp_path / "cache")
+    assert [f.rsplit("/", 1)[-1] for f in report.rejected_files] == ["binary.txt", "empty.txt"]
+    assert len(report.files_read) == 3 and len(report.files) == 5
+    assert [(s.line, s.field) for s in report.notes] == [(1, "id"), (2, "url")]
+    assert [(s.line, s.field) for s in report.skipped_blocks] == [(3, "record")]
+    assert report.noted_papers == 2
+    # from the cache: the same counts
+    _, cached = open_index(corpus, BM25Params(), cache_dir=tmp_path / "cache")
+    assert cached.from_cache and cached.notes == report.notes
+    assert cached.skipped_blocks == report.skipped_blocks and cached.rejected_files == report.rejected_files
+
+
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [

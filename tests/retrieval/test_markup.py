@@ -1,4 +1,4 @@
-"""Tests of retrieval.markup: LaTeX to display markdown and to plain text, markdown balance, truncation."""
+"""Tests of retrieval.markup: LaTeX and markdown to plain display text with emphasis spans, truncation."""
 
 from __future__ import annotations
 
@@ -8,28 +8,42 @@ from hypothesis import strategies as st
 
 from retrieval.markup import (
     ELLIPSIS,
-    _delimiter_runs,
     _opens_empty_bracket,
-    balance_markdown,
-    latex_to_display,
     strip_markup,
+    styled,
     truncate,
 )
+from retrieval.models import Styled
 from retrieval.sentences import split_sentences
 from retrieval.titles import TITLE_LIMIT, derive_title
 
+_MARKS = {"italic": "*", "bold": "**", "bold italic": "***", "strike": "~~", "code": "`"}
 
-def unpaired_markers(text: str) -> list[str]:
-    """Emphasis delimiter runs Discord could act on that have no partner (should be none)."""
-    return [
-        text[r.start : r.end]
-        for r in _delimiter_runs(text)
-        if r.partner == -1 and (r.char != "_" or r.can_open or r.can_close)
-    ]
+
+def marked(source: str) -> str:
+    """``styled(source)`` with its spans written back as markdown markers, nothing escaped: a
+    notation to read the spans in the expected strings below."""
+    result = styled(source)
+    text, spans = result.text, sorted(result.spans, key=lambda s: (s[0], -s[1], s[2] != "bold"))
+    inserts: list[tuple[int, int, str]] = []
+    for order, (a, b, style) in enumerate(spans):
+        assert 0 <= a < b <= len(text), (source, result)
+        inserts += [(a, order, _MARKS[style]), (b, -order, _MARKS[style])]
+    out, last = [], 0
+    for pos, _, marker in sorted(inserts, key=lambda x: (x[0], -1 if x[1] <= 0 else 1, -abs(x[1]))):
+        out.append(text[last:pos] + marker)
+        last = pos
+    return "".join(out) + text[last:]
+
+
+def spans_nest(result) -> bool:
+    """Spans nest or stand apart, never cross."""
+    spans = result.spans
+    return all(not (a1 < a2 < b1 < b2) for a1, b1, _ in spans for a2, b2, _ in spans)
 
 
 # --------------------------------------------------------------------------------------------------
-# latex_to_display
+# styled: the plain display text and the spans of its emphasis
 # --------------------------------------------------------------------------------------------------
 
 DISPLAY_CASES = [
@@ -80,17 +94,19 @@ DISPLAY_CASES = [
     # dollars that are not math
     ("costs $5 and $10 dollars", "costs $5 and $10 dollars"),
     ("a lone $ sign", "a lone $ sign"),
-    # existing markdown is kept when balanced
+    # markdown the text holds becomes spans when it pairs up (norm bars stay as they are)
     ("*without* sacrificing", "*without* sacrificing"),
     ("**DiffuGuard**, a defense", "**DiffuGuard**, a defense"),
     ("snake_case_name", "snake_case_name"),
-    ("~~old~~ and ||spoiler||", "~~old~~ and ||spoiler||"),
-    # ... and escaped when it would not pair up
-    ("a *lone star", r"a \*lone star"),
-    ("two ** stars", r"two \*\* stars"),
-    ("_leading underscore", r"\_leading underscore"),
-    ("**bold *and italic**", r"**bold \*and italic**"),
-    ("||x", r"\|\|x"),
+    ("~~old~~ and ||norm||", "~~old~~ and ||norm||"),
+    ("use `a*b` here", "use `a*b` here"),
+    # ... and stays a character of the text when it does not
+    ("a *lone star", "a *lone star"),
+    ("two ** stars", "two ** stars"),
+    ("_leading underscore", "_leading underscore"),
+    ("**bold *and italic**", "**bold *and italic**"),
+    ("||x", "||x"),
+    (r"already \*escaped", "already *escaped"),
     # degenerate input
     ("", ""),
     ("\\", ""),
@@ -101,12 +117,13 @@ DISPLAY_CASES = [
 
 
 @pytest.mark.parametrize(("source", "expected"), DISPLAY_CASES)
-def test_latex_to_display(source, expected):
-    assert latex_to_display(source) == expected
+def test_styled(source, expected):
+    assert marked(source) == expected
+    assert styled(source).text == strip_markup(source)
 
 
-def test_latex_escaped_underscore_at_word_boundary_is_escaped_for_discord():
-    assert latex_to_display(r"\_init\_ and a\_b") == r"\_init\_ and a_b"
+def test_latex_escaped_underscores_are_characters_not_emphasis():
+    assert styled(r"\_init\_ and a\_b") == Styled("_init_ and a_b", ())
     assert strip_markup(r"\_init\_ and a\_b") == "_init_ and a_b"
 
 
@@ -115,7 +132,7 @@ def test_display_of_a_seed_abstract_sentence():
         r"SDM delivers performance within 1\% of the state-of-the-art results while using over "
         r"\textbf{\emph{5×}} fewer GPU hours than the leading approach."
     )
-    assert latex_to_display(source) == (
+    assert marked(source) == (
         "SDM delivers performance within 1% of the state-of-the-art results while using over ***5×*** "
         "fewer GPU hours than the leading approach."
     )
@@ -142,28 +159,6 @@ def test_display_of_a_seed_abstract_sentence():
 )
 def test_strip_markup(source, expected):
     assert strip_markup(source) == expected
-
-
-# --------------------------------------------------------------------------------------------------
-# balance_markdown
-# --------------------------------------------------------------------------------------------------
-
-
-def test_balance_markdown_keeps_pairs_and_escapes_the_rest():
-    assert balance_markdown("**a** *b* __c__ _d_ ~~e~~ ||f||") == "**a** *b* __c__ _d_ ~~e~~ ||f||"
-    assert balance_markdown("x * y") == r"x \* y"
-    assert balance_markdown("*a **b*") == r"*a \*\*b*"
-    assert balance_markdown(r"already \*escaped") == r"already \*escaped"
-    assert balance_markdown("see https://x.org/a_b*c and `a*b`") == "see https://x.org/a_b*c and `a*b`"
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="ab *_~|`\\\n", max_size=40))
-def test_balance_markdown_leaves_no_unpaired_marker(text):
-    out = balance_markdown(text)
-    assert unpaired_markers(out) == []
-    assert balance_markdown(out) == out
-    assert out.replace("\\", "") == text.replace("\\", "")  # only backslashes are added
 
 
 # --------------------------------------------------------------------------------------------------
@@ -194,12 +189,6 @@ def test_truncate_tiny_limits():
     assert len(truncate("hello world", 2)) <= 2
 
 
-def test_truncate_drops_an_opener_whose_closer_was_cut():
-    assert truncate("a **bold phrase that goes on** end", 17) == "a bold phrase…"
-    assert truncate("**ok** then *a long italic run here*", 18) == "**ok** then a…"
-    assert unpaired_markers(truncate("x " * 5 + "*y z w v u*", 14)) == []
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=200), st.integers(min_value=-5, max_value=120))
 def test_truncate_never_exceeds_limit(text, limit):
@@ -207,20 +196,6 @@ def test_truncate_never_exceeds_limit(text, limit):
     assert len(out) <= max(limit, 0)
     if len(text.strip()) <= limit:
         assert out == text.strip()
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(
-        st.sampled_from(["a", "bc", " ", "*", "**", "_", "__", "~~", "||", "`", "\\", "\n"]), max_size=40
-    ),
-    st.integers(min_value=1, max_value=30),
-)
-def test_truncate_keeps_balanced_markdown_balanced(pieces, limit):
-    balanced = balance_markdown("".join(pieces))
-    out = truncate(balanced, limit)
-    assert len(out) <= limit
-    assert unpaired_markers(out) == []
 
 
 @settings(max_examples=500, deadline=None)
@@ -244,10 +219,9 @@ LATEXISH = st.lists(st.sampled_from(LATEX_PIECES), max_size=60).map("".join)
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(st.text(max_size=300), LATEXISH))
 def test_text_functions_never_raise(text):
-    display = latex_to_display(text)
-    assert unpaired_markers(display) == []
-    plain = strip_markup(text)
-    assert isinstance(plain, str)
+    display = styled(text)
+    assert spans_nest(display) and all(0 <= a < b <= len(display.text) for a, b, _ in display.spans)
+    assert strip_markup(text) == display.text
     sentences = split_sentences(text)
     assert all(s.strip() == s and s for s in sentences)
     title = derive_title(text)
@@ -256,7 +230,7 @@ def test_text_functions_never_raise(text):
 
 def test_deep_nesting_does_not_recurse_forever():
     text = "\\textbf{" * 5000 + "x" + "}" * 5000 + "$" + "\\sqrt" * 3000 + "$" + "{" * 20000
-    assert "x" in latex_to_display(text)
+    assert "x" in styled(text).text
     assert strip_markup(text)
     assert len(derive_title(text)) <= TITLE_LIMIT
 

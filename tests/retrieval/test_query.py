@@ -62,8 +62,9 @@ def test_hyphen_inside_a_word_is_not_an_exclusion():
         ('x area:"" y', 2, "needs a value", 'x area:"reinforcement learning" y'),
         ("models - theory", 7, "“-” at character 8 must touch the word", "models -theory"),
         ("models -", 7, "“-” at character 8", "models"),
-        ('area:"theory', 5, "quote at character 6 is never closed", 'area:"theory"'),
-        ('-"unclosed', 1, "quote at character 2 is never closed", '-"unclosed"'),
+        # closed, these still need a word to search for: the suggestion adds one, so that it runs
+        ('area:"theory', 5, "quote at character 6 is never closed", 'learning area:"theory"'),
+        ('-"unclosed', 1, "quote at character 2 is never closed", 'learning -"unclosed"'),
     ],
 )
 def test_malformed_queries_say_what_where_1_based_and_how_to_fix(query, position, fragment, example):
@@ -73,26 +74,30 @@ def test_malformed_queries_say_what_where_1_based_and_how_to_fix(query, position
     assert info.value.position == position  # 0-based, for interfaces that point at it
     assert fragment in info.value.message and "position" not in info.value.message
     assert info.value.example == example
-    try:
-        parse_query(example)  # the suggestion is well formed (it may still need a word to search for)
-    except EmptyQueryError:
-        pass
+    assert parse_query(example).terms  # the suggestion is a query that runs
     assert str(info.value) == f"{info.value.message} Try: {example}"
 
 
-@pytest.mark.parametrize("query", ["", "   ", "the of and", "!!! ???", '""'])
-def test_queries_without_searchable_words(query):
-    with pytest.raises(EmptyQueryError, match="no word to search for") as info:
+@pytest.mark.parametrize(
+    ("query", "example"),
+    [
+        ('"', None),  # was ``""``: an empty phrase, itself "no word to search for"
+        ('"""', None),  # was ``""""``
+        ('models "', "models"),  # was ``models ""``: the lone quote goes, the words stay
+        ('models " ', "models"),
+        ('"" "reward', '"" "reward"'),
+        ('-"', None),
+        ('area:"', 'learning area:"reinforcement learning"'),
+    ],
+)
+def test_a_suggestion_is_a_query_that_runs_or_none(query, example):
+    """Issue 30 item 5: a lone quote was told to try two quotes (an empty phrase), and three quotes
+    to try four: suggestions that fail again."""
+    with pytest.raises(QueryError) as info:
         parse_query(query)
-    assert info.value.example is None
-
-
-@pytest.mark.parametrize("query", ["-reward", "-models -data", "area:theory", '-"reward model"'])
-def test_exclusions_and_filters_alone_need_a_word_to_search_for(query):
-    with pytest.raises(EmptyQueryError, match="only narrow a search: add a word to search for") as info:
-        parse_query(query)
-    assert info.value.example == f"learning {query}"
-    parse_query(info.value.example)
+    assert info.value.example == example
+    if example is not None:
+        assert parse_query(example).terms
 
 
 def test_too_long_queries():
@@ -135,3 +140,44 @@ def test_search_on_arbitrary_text_gives_results_or_query_error(seed_index, text)
     assert results.total >= len(results.hits)
     for hit in results.hits:
         assert hit.score > 0 and hit.snippet is not None
+
+
+_PIECES = st.sampled_from(
+    ['"', "“", "”", "„", "-", "- ", "area:", "author:", "area:\"", 'author:""', " ", "  ", "the",
+     "of", "model", "reward", "x", "模型", "!!", "-model", '"reward model"', ":", "Area:", "AUTHOR: "]
+)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        st.lists(_PIECES, min_size=1, max_size=12).map("".join),
+        st.lists(_PIECES, min_size=1, max_size=12).map(" ".join),
+        st.lists(QUERY_ALPHABET, max_size=40).map("".join),
+        st.text(max_size=60),
+    )
+)
+def test_every_suggestion_parses_and_searches_a_word(text):
+    """For any malformed query, the suggested correction (when there is one) parses without error
+    and has a word to search for: ``Try:`` never shows a query that fails again."""
+    try:
+        parse_query(text)
+    except QueryError as exc:
+        if exc.example is not None:
+            assert exc.example != text
+            assert parse_query(exc.example).terms, exc.example
+
+
+@pytest.mark.parametrize("query", ["", "   ", "the of and", "!!! ???", '""'])
+def test_queries_without_searchable_words(query):
+    with pytest.raises(EmptyQueryError, match="no word to search for") as info:
+        parse_query(query)
+    assert info.value.example is None
+
+
+@pytest.mark.parametrize("query", ["-reward", "-models -data", "area:theory", '-"reward model"'])
+def test_exclusions_and_filters_alone_need_a_word_to_search_for(query):
+    with pytest.raises(EmptyQueryError, match="only narrow a search: add a word to search for") as info:
+        parse_query(query)
+    assert info.value.example == f"learning {query}"
+    parse_query(info.value.example)

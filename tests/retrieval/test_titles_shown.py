@@ -117,7 +117,7 @@ def test_autocomplete_finds_derived_titles_as_a_scan_of_every_title_would(seed_i
         assert seed_index.complete_ids(typed, 25) == expected_completions(seed_index, typed, 25), typed
 
 
-@pytest.mark.skipif(not ICLR.exists(), reason="the ICLR 2024 corpus is not here")
+@pytest.mark.skipif(not ICLR.exists(), reason=f"no {ICLR}")
 def test_autocomplete_over_iclr_matches_a_scan_of_every_title():
     """1,996 derived titles: the candidates the index gives hold every paper a scan of all titles
     finds (when fewer than COMPLETE_DERIVE_MAX titles need deriving to fill the answer)."""

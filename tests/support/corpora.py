@@ -26,3 +26,15 @@ def iclr_abstracts() -> list[str]:
 
     records, _ = _parse_text(ICLR.read_text(encoding="utf-8"), "iclr")
     return [r.abstract for r in records]
+
+
+def corpus_with_a_cp1252_file(folder: Path) -> Path:
+    """``folder`` made into a corpus: the bundled corpus's first file and ``latin.txt``, one paper
+    written in Windows-1252 (not UTF-8)."""
+    import shutil
+
+    folder.mkdir(parents=True)
+    shutil.copy(sorted((ROOT / "data" / "corpus").glob("*.txt"))[0], folder)
+    text = "Theory\nAda Lovelace, Alan Turing\nWe study café networks and the résumé of their learning.\n"
+    (folder / "latin.txt").write_bytes(text.encode("cp1252"))
+    return folder

@@ -13,9 +13,9 @@ import discord
 import pytest
 
 import bot.engine as engine_module
+from bot import render
 from bot.cogs.admin import TRANSLATIONS_ZH
 from bot.ui import admin as admin_module
-from bot.ui import embeds as E
 from retrieval.models import SkippedBlock
 from tests.bot.conftest import CORPUS
 from tests.support.fake_discord import APPLICATION_ID, GUILD_ID
@@ -188,7 +188,7 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     assert first.startswith("• *") and first.endswith("`)")
     assert fields["Removed"].count("• *") == 3
     # The engine's reconcile result names the saved paper that left, with its title.
-    title = discord.utils.escape_markdown(E.truncate(E.plain(leaving.title), 90))
+    title = render.title(leaving.title, 90)
     assert fields["Saved papers"].startswith(
         f"1 left the corpus (kept in users' lists, marked):\n• *{title}* (`{leaving.id}`)"
     )
@@ -301,8 +301,60 @@ async def test_reindex_lists_skipped_blocks_and_duplicates(harness, monkeypatch)
     fields = {f["name"]: f["value"] for f in ex.embeds[0]["fields"]}
     lines = fields["Skipped blocks: 13"].split("\n")
     assert lines[0] == "• corpus/part0.txt:1: no abstract"
-    assert len(lines) == 11 and lines[-1] == "+3 more"
+    assert len(lines) == 11 and lines[-1] == "+3 more on the next pages"
     assert fields["Duplicates dropped: 3"].count("same as") == 3
+
+
+def broken_corpus(tmp_path, blocks: int = 40):
+    """The bundled corpus in a folder ~90 characters deep, plus ``broken.txt``: one paper, then
+    ``blocks`` stray abstracts, each skipped with a reason of ~150 characters."""
+    folder = tmp_path / ("a-corpus-folder-with-a-long-name-" * 2) / "corpus"
+    folder.mkdir(parents=True)
+    for f in SEED_FILES:
+        shutil.copy(f, folder / f.name)
+    paper = "Theory\nAda Lovelace, Alan Turing\nAn abstract of a fine paper on networks and their ways.\n\n"
+    stray = "We prove a bound on the generalisation error of wide networks trained by SGD in this work.\n\n"
+    (folder / "broken.txt").write_text(paper + stray * blocks, encoding="utf-8")
+    return folder
+
+
+async def test_reindex_report_names_files_in_the_corpus_and_keeps_reasons_whole(harness, tmp_path):
+    """Issue 30 item 2: each skipped block is shown as ``broken.txt:5: reason``, the path relative to
+    the corpus folder (named once, in the description) and the reason whole; the list is paged."""
+    from retrieval.corpus import load_corpus
+
+    h = harness
+    folder = broken_corpus(tmp_path)
+    expected = [f"broken.txt:{s.line}: {s.reason}" for s in load_corpus(folder).skipped]
+    assert len(expected) == 40 and all(len(line) > 100 for line in expected)
+    ex = await reindex(h, folder)
+    (summary,) = ex.embeds
+    assert str(folder) in summary["description"]
+    fields = {f["name"]: f["value"] for f in summary["fields"]}
+    shown = fields["Skipped blocks: 40"].split("\n")
+    assert shown[-1].startswith("+") and shown[-1].endswith("more on the next pages")
+    seen = [line.removeprefix("• ").replace("\\", "") for line in shown[:-1]]
+    assert seen and seen == expected[: len(seen)]  # whole, in order, no folder in front
+    pages = [summary]
+    message = ex.message
+    while True:
+        buttons = {c.get("label"): c for c in ex.components_flat(message)}
+        if buttons["Next ▶"].get("disabled"):
+            break
+        ex = await h.click(message, buttons["Next ▶"]["custom_id"], user=h.owner)
+        assert ex.callback_type == 7 and ex.ephemeral is not False
+        message = ex.message
+        pages += ex.embeds
+    assert f"{len(pages)}/{len(pages)}" in buttons and len(pages) >= 3
+    later = [
+        line.removeprefix("• ").replace("\\", "")
+        for page in pages[1:]
+        for line in page["description"].split("\n")
+    ]
+    assert seen + later == expected  # every skipped block once, whole, across the pages
+    for page in pages:  # (every request is also checked against Discord's limits after the test)
+        assert len(page.get("description", "")) <= 4096
+        assert all(len(f["value"]) <= 1024 for f in page.get("fields", []))
 
 
 async def test_reindex_progress_edits_are_throttled(harness, monkeypatch):

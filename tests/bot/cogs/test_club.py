@@ -83,3 +83,23 @@ async def test_export_scope_club(harness):
     assert "3 papers from this server's reading list" in ex.content
     bib = await h.run_command("export", {"format": "bib", "scope": "club"})
     assert [f[1] for r in bib.requests for f in r.files] == ["paperbot-club.bib"]
+
+
+async def test_forgetme_of_a_member_who_only_added_to_the_club_list(harness):
+    """Issue 30 item 1: no lists, no watches, one /club add. /forgetme finds the row that names them,
+    says what it does with it (the server keeps the paper, no longer saying who added it), and every
+    member then sees "a former member" instead of their mention."""
+    h = harness
+    pid = ids(h)[0]
+    await h.run_command("club", {"id": pid, "note": "week 1"}, subcommand="add", permissions=MANAGE)
+    ask = await h.run_command("forgetme")
+    assert "stores nothing about you" not in ask.content
+    assert "1 paper you added to a server's reading list" in ask.content
+    done = await h.click(ask.message, ask.custom_id(label="Confirm"))
+    assert "stays on it, shown as added by a former member: your name is no longer on it" in done.content
+    shown = await h.run_command("club", subcommand="show", user=h.bob)
+    (embed,) = shown.embeds
+    assert f"<@{h.alice['id']}>" not in embed["description"]
+    assert "added by a former member" in embed["description"] and "> week 1" in embed["description"]
+    again = await h.run_command("forgetme")
+    assert "stores nothing about you" in again.content

@@ -11,10 +11,10 @@ import re
 import discord
 import pytest
 
+from bot import render
 from bot.cogs.library import TRANSLATIONS_ZH
 from bot.services.transfer import export_filename
 from bot.store import DEFAULT_LIST
-from bot.ui import embeds as E
 
 EPHEMERAL = 64
 
@@ -54,7 +54,7 @@ async def test_save_then_save_again_updates_note(harness):
     ex = await save(h, pid, note="read the appendix")
     assert ex.callback.json["data"]["flags"] & EPHEMERAL
     assert "Saved" in ex.content and pid in ex.content and f"“{DEFAULT_LIST}”" in ex.content
-    assert E.plain(paper.title).strip()[:30] in ex.content
+    assert render.title(paper.title)[:30] in ex.content
     page = await h.bot.store.get_list(uid(h.alice))
     assert [(i.paper_id, i.note) for i in page.items] == [(pid, "read the appendix")]
 
@@ -167,7 +167,7 @@ async def test_unsave_autocomplete_lists_only_own_saved_papers(harness):
     assert {c["value"] for c in ex.choices} == {ids[0], ids[1]}
     typed = await h.autocomplete("unsave", {"id": ids[1][:4]}, "id")
     assert typed.choices[0]["value"] == ids[1]
-    title_word = E.plain(h.bot.engine.get(ids[0]).title).split()[0]
+    title_word = h.bot.engine.get(ids[0]).title.split()[0]
     by_title = await h.autocomplete("unsave", {"id": title_word.lower()}, "id")
     assert ids[0] in {c["value"] for c in by_title.choices}
     bob = await h.autocomplete("unsave", {"id": ""}, "id", user=h.bob)

@@ -29,7 +29,7 @@ async def test_recommend_pages_papers_like_the_saved_ones_with_because_lines(har
         await h.run_command("save", {"id": paper.id})
     ex = await h.run_command("recommend")
     assert ex.callback_type == 4 and ex.ephemeral
-    assert ex.content.startswith("**Recommended** “from all your lists”")
+    assert ex.content.startswith("**Recommended** from all your lists — ")
     shown = ids_of(ex)
     assert shown and not set(shown) & {p.id for p in saved}  # never a paper you saved
     titles = {p.id: p.title for p in saved}
@@ -48,7 +48,8 @@ async def test_recommend_from_one_list_and_public(harness):
     await h.run_command("save", {"id": first.id, "list": "theory"})
     await h.run_command("save", {"id": second.id})
     ex = await h.run_command("recommend", {"list": "Theory", "public": True})
-    assert not ex.ephemeral and "from your list “theory”" in ex.content
+    assert not ex.ephemeral and ex.content.startswith("**Recommended** from your list “theory” — ")
+    assert "“from" not in ex.content and "””" not in ex.content  # no quote inside a quote (issue 30 item 7)
     becauses = [f["value"] for e in ex.embeds for f in e["fields"] if f["name"] == "Because you saved"]
     assert becauses and all(f"(`{first.id}`)" in b for b in becauses)
     assert second.id not in ids_of(ex)  # saved elsewhere: still never recommended

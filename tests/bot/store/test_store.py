@@ -620,9 +620,11 @@ async def test_import_caps_are_all_or_nothing(store_target) -> None:
         bad_name = {"lists": [{"name": "bad/name", "items": items[:2]}, {"name": "ok", "items": items[2:4]}]}
         result = await export.import_file(s, ALICE, json.dumps(bad_name))
         assert result.added == 2 and len(result.errors) == 1 and "bad/name" in result.errors[0]
-
-
-# ---------------------------------------------------------------------------------- forget / isolation
+        await s.create_list(ALICE, "second")  # now at the cap of 2: one new list is one too many
+        one_list = {"lists": [{"name": "third", "items": items[4:5]}]}
+        with pytest.raises(ListLimitError) as info:
+            await export.import_file(s, ALICE, json.dumps(one_list))
+        assert "This import needs 1 new list but you can have at most 2" in str(info.value)
 
 
 async def test_forget_user_counts_and_spares_others(store: Store) -> None:
@@ -634,6 +636,56 @@ async def test_forget_user_counts_and_spares_others(store: Store) -> None:
     assert await store.saved_ids(ALICE) == set()
     assert await store.saved_ids(BOB) == {"p0002"}
     assert (await store.forget_user(ALICE)).total == 0
+
+
+async def test_forget_user_reaches_every_row_that_names_the_user(store: Store) -> None:
+    """/forgetme (issue 30 item 1): every table that can name a user is reached: lists, saved papers,
+    imported fields, watches, the watch pause, and the server reading lists' "added by" (kept for the
+    server, no longer naming the user). Bob's rows are untouched."""
+    guild = 1300000000000000001
+    await store.save_paper(ALICE, paper(1), note="mine")
+    await store.save_paper(BOB, paper(1))
+    gone = json.dumps([{"id": "gone1", "title": "Not in the corpus", "abstract": "An imported paper."}])
+    assert (await export.import_file(store, ALICE, gone, "imports")).added == 1
+    await store.add_watch(ALICE, "diffusion")
+    await store.pause_watches(ALICE)
+    await store.add_watch(BOB, "theory")
+    await store.club_add(guild, paper(2), ALICE, "week 1")
+    await store.club_add(guild, paper(3), BOB)
+
+    before = await store.user_footprint(ALICE)
+    assert (before.lists, before.saved_items, before.imported) == (2, 2, 1)
+    assert (before.watches, before.watch_pauses, before.club_entries) == (1, 1, 1)
+    assert before.total == 8
+
+    result = await store.forget_user(ALICE)
+    assert (result.saved_items, result.lists, result.watches, result.club_entries) == (2, 2, 2, 1)
+    rows = await store.dump()
+    assert not [(table, row) for table, found in rows.items() for row in found if ALICE in row]
+    assert (await store.user_footprint(ALICE)).total == 0
+    assert [(e.paper_id, e.added_by, e.note) for e in await store.club_list(guild)] == [
+        (paper(2).id, 0, "week 1"),  # the server keeps its list; the paper no longer names Alice
+        (paper(3).id, BOB, ""),
+    ]
+    assert await store.saved_ids(BOB) == {"p0001"}
+    assert [w.query for w in await store.list_watches(BOB)] == ["theory"]
+    # Every column that names a user is one forget_user reaches (a new one must be added there).
+    people = {"user_id", "added_by"}
+    named = {(t, c) for t, table in store_sql.TABLES.items() for c in table.columns if c in people}
+    assert named == set(store_sql.USER_COLUMNS.items())
+
+
+async def test_forget_user_who_only_added_to_a_club_list(store: Store) -> None:
+    """A member with no list and no watch who added a paper to a server's reading list still has a
+    row that names them: /forgetme must find it."""
+    guild = 1300000000000000001
+    await store.club_add(guild, paper(1), ALICE)
+    footprint = await store.user_footprint(ALICE)
+    assert (footprint.total, footprint.club_entries, footprint.lists) == (1, 1, 0)
+    result = await store.forget_user(ALICE)
+    assert (result.total, result.club_entries) == (0, 1)  # nothing deleted, one entry anonymised
+    assert [e.added_by for e in await store.club_list(guild)] == [0]
+    assert (await store.user_footprint(ALICE)).total == 0
 
 
 async def test_users_are_isolated(store: Store) -> None:

@@ -66,8 +66,9 @@ async def test_ask_quotes_escape_unmeant_markdown(make_harness, corpus):
     assert_no_unmeant_markdown(description)
 
 
-def test_unmeant_leaves_code_spans_urls_and_plain_text_alone():
-    assert render.unmeant("a `x||y` b") == "a `x||y` b"
-    assert render.unmeant("see https://a.org/x]( here") == "see https://a.org/x]( here"
-    assert render.unmeant("a > b and x | y, [1] (2)") == "a > b and x | y, [1] (2)"
-    assert render.unmeant("-# small\n>>> all") == "\\-# small\n\\>>> all"
+def test_code_spans_and_links_are_kept_and_the_rest_is_escaped():
+    assert render.abstract("a `x||y` b") == "a `x||y` b"
+    assert render.abstract("see https://a.org/x_y]( here") == "see https://a.org/x_y]( here"  # all link
+    assert render.abstract("a > b and x | y, [1] (2)") == "a \\> b and x \\| y, \\[1\\] (2)"
+    assert render.abstract("-# small\n>>> all") == "-\\# small\n\\>\\>\\> all"
+    assert render.abstract("a *b* and **c** d_e \\textbf{f}") == "a _b_ and **c** d\\_e **f**"

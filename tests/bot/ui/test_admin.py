@@ -62,3 +62,56 @@ def test_reindex_embed_without_a_reconcile_result_gives_the_net_change():
     assert "2 saved papers in all are not in the corpus now." in saved
     quiet = reindex_embed(outcome(report, before=before, after=before))
     assert "Saved papers" not in {f.name for f in quiet.fields}
+
+
+def test_reindex_pages_keep_every_line_whole_within_discords_limits():
+    """Issue 30 item 2: paths relative to the corpus folder, reasons whole, the rest paged; every page
+    one embed within Discord's limits, however long the lists."""
+    import discord
+
+    from bot.ui.admin import reindex_pages
+
+    folder = "/srv/corpora/" + "a-long-folder-name/" * 3 + "iclr"
+    files = tuple(f"{folder}/part{i}.txt" for i in range(4)) + (f"{folder}/bad.bin.txt",)
+    skipped = [SkippedBlock(files[i % 4], i, f"block: {'why ' * 40}#{i}") for i in range(300)]
+    skipped += [SkippedBlock(files[4], 1, "file: binary (contains NUL bytes), not a corpus file")]
+    skipped += [SkippedBlock(files[0], 7, "url: dropped 'ftp://x': not an http(s) link")]
+    report = IngestReport(
+        files=files,
+        papers=5000,
+        duplicates=120,
+        duplicate_details=tuple(
+            f"{files[1]}:{i}: duplicate of x{i} (first seen {files[0]}:{i})" for i in range(120)
+        ),
+        skipped=tuple(skipped),
+        added=tuple(f"id{i:05d}" * 5 for i in range(3000)),
+        removed=tuple(f"old{i:05d}" * 5 for i in range(3000)),
+        unchanged=2000,
+        cp1252_files=files[:3],
+        ignored_files=tuple(f"{folder}/notes{i}.pdf" for i in range(30)),
+    )
+    gone, back = [f"g{i}" for i in range(50)], [f"r{i}" for i in range(50)]
+    reconcile = ReconcileResult(gone=gone, returned=back, refreshed=0)
+    after = StoreStats(saved_items=3, users=1, lists=1, snapshots=3, missing_from_corpus=50)
+    pages = reindex_pages(outcome(report, corpus=folder, reconcile=reconcile, after=after))
+    assert len(pages) > 5
+    text = []
+    for page in pages:
+        assert isinstance(page, discord.Embed) and len(page) <= 6000
+        assert len(page.description or "") <= 4096 and len(page.title or "") <= 256
+        assert all(0 < len(f.name) <= 256 and 0 < len(f.value) <= 1024 for f in page.fields)
+        text += [line for f in page.fields for line in f.value.split("\n")]
+        if page is not pages[0]:
+            text += page.description.split("\n")
+    lines = [line.removeprefix("• ").replace("\\", "") for line in text if line.startswith("• ")]
+    assert folder not in "\n".join(lines)  # the folder is in the description, once
+    assert folder in pages[0].description and "4 files (1 more rejected)" in pages[0].description
+    for s in skipped:
+        expected = f"part{files.index(s.path)}.txt:{s.line}: {s.reason}" if s.field != "file" else None
+        if expected:
+            assert lines.count(expected) == 1, expected  # whole, once
+    assert lines.count("bad.bin.txt: binary (contains NUL bytes), not a corpus file") == 1
+    assert lines.count("part1.txt:119: duplicate of x119 (first seen part0.txt:119)") == 1
+    fields = {f.name for f in pages[0].fields}
+    assert {"Skipped blocks: 300", "Papers loaded with a note: 1", "Files rejected: 1"} <= fields
+    assert "Saved papers" in fields

@@ -45,12 +45,12 @@ def test_truncate_only_cuts_and_adds_the_ellipsis(text, limit):
 
 
 def test_why_there_are_two_truncates():
-    """retrieval.markup.truncate shortens display markdown and may strip or escape; the guard may not."""
+    """retrieval.markup.truncate shortens plain text (stripped, no dangling punctuation); the guard
+    for outgoing Discord strings keeps them as given and only keeps ``**`` paired."""
     assert E.truncate("  indented label  ", 40) == "  indented label  "
     assert text_truncate("  indented label  ", 40) == "indented label"
-    label = "`_a bword | **`~aa|"
-    assert E.truncate(label, 17) == "`_a bword |…"
-    assert "\\" in text_truncate(label, 17)  # an escape a select label would show literally
+    assert E.truncate("a **bold words** here", 12) == "a…"
+    assert text_truncate("a **bold words** here", 12) == "a **bold…"
 
 
 def test_shorten_authors():
