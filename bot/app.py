@@ -45,12 +45,15 @@ EXTENSIONS: tuple[str, ...] = (
 )
 
 
-def default_intents() -> discord.Intents:
-    """Non-privileged intents only: mentions carry their text without the message_content intent."""
+def default_intents(message_content: bool = False) -> discord.Intents:
+    """Non-privileged intents, unless ``message_content`` (MESSAGE_CONTENT_INTENT) says the application has
+    the privileged Message Content intent switched on. Without it DMs, mentions and replies that keep
+    their @mention still carry their text; with it, replies to the bot that do not mention it do too."""
     intents = discord.Intents.none()
     intents.guilds = True
     intents.guild_messages = True
     intents.dm_messages = True
+    intents.message_content = message_content
     return intents
 
 
@@ -74,7 +77,7 @@ class PaperBot(commands.AutoShardedBot):
             # Slash commands only; the mention prefix is never processed (see on_message below).
             command_prefix=commands.when_mentioned,
             help_command=None,
-            intents=default_intents(),
+            intents=default_intents(settings.message_content_intent),
             # Abstracts and queries are untrusted text: nothing we send may ever ping anyone.
             allowed_mentions=discord.AllowedMentions.none(),
             http_trace=http_trace,
@@ -184,8 +187,11 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None, **bot_
     except (aiohttp.ClientError, OSError) as exc:
         log.critical("paperbot cannot reach Discord: %s", exc)
         return 1
-    except discord.PrivilegedIntentsRequired:  # pragma: no cover - we ask for none
-        log.critical("paperbot cannot start: Discord refused the intents")
+    except discord.PrivilegedIntentsRequired:
+        log.critical(
+            "paperbot cannot start: MESSAGE_CONTENT_INTENT is true but the application's Message Content "
+            "Intent is off: switch it on (developer portal, Bot page) or set MESSAGE_CONTENT_INTENT=false"
+        )
         return 2
     finally:
         for signum in installed:

@@ -12,6 +12,7 @@ Lines::
     /save 1a2b3c4d list:"to read"            name:value or name:"multi word" for the others
     /admin reindex                           subcommands (and groups) by name
     @bot what is RLHF?                       a mention (answered as a reply)
+    > who wrote it?                          a reply to the last answer: a follow-up in its context
     /export json                             saved in the --out folder (default: the working folder)
     /import paperbot-all.json                a path (relative: to the working or the --out folder)
     2                                        press control [2] of the last message
@@ -55,8 +56,9 @@ from bot.settings import Settings
 from bot.store import StoreError
 from bot.ui import embeds as E
 from bot.ui.admin import PROGRESS_EDIT_INTERVAL, progress_text, reindex_pages, stats_embed
-from bot.ui.answers import answer_message
+from bot.ui.answers import answer_message, follow_up_message, thread_of
 from bot.ui.club import club_embed
+from bot.ui.followup import FOLLOW_UP_LABEL
 from bot.ui.library import lists_embed, saved_list_page
 from bot.ui.results import SAVE_PLACEHOLDER, SIMILAR_PLACEHOLDER, hit_options, result_content
 from bot.ui.watch import dm_embeds
@@ -70,6 +72,8 @@ Type a slash command as you would in Discord, e.g.
   /search reward models area:"Reinforcement Learning" limit:3
   /paper <id>        /similar <id>        /ask how do sparse autoencoders work?
   @bot <question>    (a mention: the bot replies to your message)
+  > <follow-up>      reply to the last answer, as in Discord: "> how is it trained?", "> who wrote it?",
+                     "> what data did they use?", "> save it", "> any similar papers?"
   <number>           press the numbered button or select option of the last message
   help               this help and the list of commands
   quit               leave (end of input works too)
@@ -164,6 +168,10 @@ class Console:
         self.user_id = CONSOLE_USER_ID
         self.commands = slash_commands()
         self.controls: list[Control] = []
+        #: The last answer shown: what a "> follow-up" line replies to (its embeds carry the conversation).
+        self.last_answer: Message | None = None
+        #: A form waiting for its text (the "Ask about this paper" button opens one, as Discord a modal).
+        self.form: Callable[[str], Awaitable[None]] | None = None
         self.handlers: dict[str, Callable[[dict[str, Any]], Awaitable[None]]] = {
             "search": self.search,
             "paper": self.paper,
@@ -239,6 +247,10 @@ class Console:
 
     async def handle(self, line: str) -> None:
         """Run one input line."""
+        if self.form is not None:
+            form, self.form = self.form, None
+            await self.guarded(form(line))
+            return
         if line.lower() in {"help", "?", "/help"}:
             self.write(HELP)
             folder = _shown(self.out_dir) if self.out_dir != Path.cwd() else "this folder"
@@ -248,6 +260,9 @@ class Console:
             )
             self.write(self.command_list())
             return
+        if line.startswith(">"):
+            await self.guarded(self.follow_up(line[1:].strip()))
+            return
         if line.isdigit():
             await self.press(int(line))
             return
@@ -256,7 +271,10 @@ class Console:
             await self.guarded(self.mention(match.group(1).strip() if match else ""))
             return
         if not line.startswith("/"):
-            raise ValueError("start with / for a command, @bot for a question, or a number; 'help' lists all")
+            raise ValueError(
+                "start with / for a command, @bot for a question, > to follow up on the last answer, "
+                "or a number; 'help' lists all"
+            )
         name, options = self.parse(line[1:])
         query = options.get("query") or options.get("question")
         await self.guarded(self.handlers[name](options), query=query if isinstance(query, str) else None)
@@ -441,9 +459,11 @@ class Console:
     async def paper(self, o: dict[str, Any]) -> None:
         page = await self.s.papers.paper(self.user_id, o["id"])
         pid = page.paper.id
+        public = bool(o.get("public", False))
         controls = [
             Control("⭐ Save", lambda: self.quick_save(pid)),
             Control("Similar papers", lambda: self.show_similar(pid, ephemeral=True)),
+            Control("❓ Ask about this paper", lambda: self.open_ask_form(pid, public=public)),
         ]
         embeds = E.paper_embeds(page.paper, saved=page.saved)
         self.show(Message(embeds=embeds, ephemeral=not o.get("public", False), controls=controls))
@@ -504,9 +524,50 @@ class Console:
         self.notice(await self.s.library.quick_save(self.user_id, paper_id))
 
     async def ask(self, o: dict[str, Any]) -> None:
-        content, embeds = answer_message(await self.s.answers.ask(o["question"]))
+        if o.get("paper"):
+            result = await self.s.conversation.ask_paper(o["question"], o["paper"])
+            content, embeds = follow_up_message(result)
+        else:
+            content, embeds = answer_message(await self.s.answers.ask(o["question"]))
         public = o.get("public", False) and bool(embeds)  # "nothing found" is only for the asker
         self.show(Message(content=content, embeds=embeds, ephemeral=not public))
+
+    async def open_ask_form(self, paper_id: str, *, public: bool) -> None:
+        """The "Ask about this paper" button: the next line is the form's question (Discord's modal)."""
+
+        async def submit(question: str) -> None:
+            content, embeds = follow_up_message(await self.s.conversation.ask_paper(question, paper_id))
+            self.show(Message(content, embeds, ephemeral=not (public and embeds)))
+
+        self.form = submit
+        self.write("Ask about this paper — type your question (the form Discord opens):")
+
+    async def follow_up(self, text: str, answer: Message | None = None, *, reply: bool = True) -> None:
+        """A "> ..." line: a reply to the last answer (or ``answer``), answered in its context (as the ask
+        cog does); ``reply=False``: the "Ask a follow-up" form's question (answered like the answer was)."""
+        answer = answer or self.last_answer
+        thread = thread_of(answer.embeds) if answer is not None else None
+        if answer is None or thread is None:
+            raise LookupError("no answer to follow up on yet: ask something first (/ask or @bot)")
+        try:
+            result = await self.s.conversation.follow_up(self.user_id, thread, text)
+        except QueryError as exc:
+            self.show(Message(describe_query_error(exc, text), ephemeral=not reply, reply=reply))
+            return
+        content, embeds = follow_up_message(result)
+        # A reply is a channel message; the form's answer is shown like the answer it follows (a sentence
+        # alone only to the asker), as bot.ui.followup.send_answer does.
+        ephemeral = not reply and (answer.ephemeral or not embeds)
+        self.show(Message(content, embeds, ephemeral=ephemeral, reply=reply))
+
+    async def open_follow_up_form(self, answer: Message) -> None:
+        """The "Ask a follow-up" button: the next line is the form's question (Discord's modal)."""
+
+        async def submit(question: str) -> None:
+            await self.follow_up(question, answer, reply=False)
+
+        self.form = submit
+        self.write(f"{FOLLOW_UP_LABEL} — type your question (the form Discord opens):")
 
     async def mention(self, question: str) -> None:
         """A message mentioning the bot: answered like /ask, as a reply (as the ask cog does)."""
@@ -701,7 +762,14 @@ class Console:
         self.show(Message(notice.text, ephemeral=not notice.public))
 
     def show(self, message: Message) -> None:
-        """Print ``message``; its controls become the numbered controls (an edit always replaces them)."""
+        """Print ``message``; its controls become the numbered controls (an edit always replaces them).
+        An answer (a message carrying a conversation) gets the bot's "Ask a follow-up" button and becomes
+        what "> ..." replies to."""
+        if thread_of(message.embeds) is not None:
+            self.last_answer = message
+            if not message.controls:
+                press = _bind(self.open_follow_up_form, message)
+                message.controls = [Control(f"💬 {FOLLOW_UP_LABEL}", press)]
         self.write(self.render(message))
         if message.controls or message.edited:
             self.controls = message.controls

@@ -1,7 +1,8 @@
 """One per-user rate limit shared by /search, /ask, /similar and mention chat.
 
 Use the :func:`shared_cooldown` check on an app command, or ``bot.cooldowns.retry_after(user_id)``
-directly (mention chat): it records a use and returns 0.0, or the seconds to wait.
+directly (mention chat, follow-ups, the "Ask about this paper" form): it records a use and returns 0.0,
+or the seconds to wait (:func:`wait_message` says so).
 """
 
 from __future__ import annotations
@@ -13,6 +14,11 @@ import discord
 from discord import app_commands
 
 T = TypeVar("T")
+
+
+def wait_message(retry_after: float) -> str:
+    """What a user who went over the limit is told."""
+    return f"You're going a bit fast: try again in {max(1, round(retry_after))} s."
 
 
 class UserCooldowns:

@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 
 from bot import render
+from bot.cooldown import wait_message
 from bot.ui import respond
 from retrieval.errors import QueryError, RetrievalError, UnknownPaperError
 
@@ -93,7 +94,7 @@ def user_message(error: BaseException, *, query: str | None = None) -> str | Non
         if inner is not None and inner is not error:
             return user_message(inner, query=query)
     if isinstance(error, app_commands.CommandOnCooldown):
-        return f"You're going a bit fast: try again in {max(1, round(error.retry_after))} s."
+        return wait_message(error.retry_after)
     if isinstance(error, app_commands.NoPrivateMessage):
         return "This command only works in a server."
     if isinstance(error, app_commands.MissingPermissions | app_commands.BotMissingPermissions):

@@ -74,6 +74,9 @@ class Settings:
     max_watches_per_user: int = 10
     max_club_papers: int = 200
     club_editor_role_ids: frozenset[int] = frozenset()
+    #: The privileged Message Content intent is switched on for the application in the developer portal:
+    #: ask Discord for it, so replies to the bot's answers that do not mention it carry their text too.
+    message_content_intent: bool = False
     log_level: str = "INFO"
     discord_token: str | None = field(default=None, repr=False)
     #: ``postgresql://user:password@host:port/db``: use PostgreSQL instead of ``database_path``.
@@ -203,6 +206,17 @@ def _headers(value: object, name: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _bool(value: object, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in {"1", "true", "yes", "on"}:
+        return True
+    if text in {"0", "false", "no", "off", ""}:
+        return False
+    raise SettingsError(f"{name} must be true or false, got {value!r}")
+
+
 def _choice(options: tuple[str, ...], upper: bool = False) -> Callable[[object, str], str]:
     def parse(value: object, name: str) -> str:
         text = str(value).strip()
@@ -243,6 +257,7 @@ _KEYS: tuple[tuple[str, str, str, str, _Parser], ...] = (
     ("discord", "processes", "PROCESSES", "processes", lambda v, n: _int(v, n, 1, 64)),
     ("club", "max_papers", "MAX_CLUB_PAPERS", "max_club_papers", lambda v, n: _int(v, n, 1, 10_000)),
     ("club", "editor_role_ids", "CLUB_EDITOR_ROLE_IDS", "club_editor_role_ids", _snowflakes),
+    ("discord", "message_content_intent", "MESSAGE_CONTENT_INTENT", "message_content_intent", _bool),
     ("logging", "level", "LOG_LEVEL", "log_level", _choice(LOG_LEVELS, upper=True)),
 )
 _PATH_FIELDS = {"corpus_path", "database_path", "index_cache_dir"}

@@ -80,7 +80,7 @@ class SearchCog(commands.Cog, name="Search"):
     ) -> None:
         """Show a paper's full abstract."""
         page = await self.services.papers.paper(interaction.user.id, paper_id)
-        view = PaperView(self.services, page.paper.id)
+        view = PaperView(self.services, page.paper.id, ephemeral=not public)
         sent = await respond.send(
             interaction, embeds=E.paper_embeds(page.paper, saved=page.saved), view=view, ephemeral=not public
         )

@@ -13,6 +13,7 @@ One module per feature, each with one service class built from a :class:`~bot.se
 ``search``         /search result pages, the no-hit explanation, area and id autocomplete
 ``papers``         /paper pages and /similar result pages
 ``answers``        /ask and mention chat answers
+``conversation``   follow-ups (replies to an answer) and questions about one paper
 ``library``        saving, unsaving, saved-list pages, list management, /forgetme
 ``transfer``       /export files and /import merges
 ``admin``          /admin reindex and /admin stats

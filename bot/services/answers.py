@@ -39,7 +39,10 @@ class AnswerService:
 
     async def ask(self, question: str) -> AnswerReply:
         """Answer ``question`` (raises QueryError for a malformed one)."""
-        answer = self.ctx.engine.answer(question)
+        return self.reply(self.ctx.engine.answer(question))
+
+    def reply(self, answer: Answer) -> AnswerReply:
+        """The reply an answer makes: its quotes, or the sentence saying nothing was found."""
         if answer.sentences:
             return AnswerReply(answer)
         shown = truncate(" ".join(answer.question.split()), 200)

@@ -14,6 +14,7 @@ from bot.services.admin import AdminService
 from bot.services.answers import AnswerService
 from bot.services.base import Context
 from bot.services.club import ClubService
+from bot.services.conversation import ConversationService
 from bot.services.library import LibraryService
 from bot.services.papers import PaperService
 from bot.services.recommend import RecommendService
@@ -42,6 +43,7 @@ class Services:
     recommend: RecommendService = field(init=False)
     watch: WatchService = field(init=False)
     club: ClubService = field(init=False)
+    conversation: ConversationService = field(init=False)
 
     def __post_init__(self) -> None:
         ctx = self.context
@@ -54,6 +56,7 @@ class Services:
         self.recommend = RecommendService(ctx)
         self.watch = WatchService(ctx)
         self.club = ClubService(ctx)
+        self.conversation = ConversationService(ctx, self.answers, self.library)
 
     async def close(self) -> None:
         """Close the store (once)."""

@@ -202,49 +202,71 @@ def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
     return fit_embeds(embeds)
 
 
-def answer_embed(answer: Answer) -> discord.Embed:
+#: What an answer embed's author line says before the conversation's first question (a follow-up's answer).
+FOLLOWING_UP = "Re: "
+#: An answer's title, before the question it answers.
+QUESTION_MARK = "Q: "
+#: The field names the cited papers are listed under (the second when they need more than one field).
+SOURCES, SOURCES_MORE = "Sources", "Sources (cont.)"
+ANSWER_FOOTER = (
+    "Quoted from the abstracts; numbers cite the papers listed. Use /paper <id> to read one, "
+    "or reply to ask a follow-up."
+)
+
+
+def conversation_embed(
+    question: str,
+    description: str,
+    papers: Sequence[Paper],
+    *,
+    subject: str = "",
+    footer: str = ANSWER_FOOTER,
+) -> discord.Embed:
+    """The shape every reply in a conversation has: ``Q: question`` as title, ``Re: subject`` above it
+    for a follow-up, ``description``, the papers cited as ``[n] `id` — title`` under "Sources", and a
+    footer. The title, the author line and the Sources are what :func:`bot.ui.answers.thread_of` reads
+    back from the message: the conversation travels with it."""
+    embed = discord.Embed(
+        title=truncate(QUESTION_MARK + " ".join(question.split()), TITLE_LIMIT),
+        description=description,
+        colour=BRAND,
+    )
+    if subject:
+        embed.set_author(name=truncate(FOLLOWING_UP + " ".join(subject.split()), AUTHOR_NAME_LIMIT))
+    sources = [
+        f"[{n}] {render.code(paper.id)} — {render.title(paper.title or paper.id, 150)}"
+        for n, paper in enumerate(papers, 1)
+    ]
+    # One field holds 1024 characters; spread the sources over as many fields as needed.
+    chunks: list[list[str]] = [[]]
+    for line in sources:
+        if sum(len(x) + 1 for x in chunks[-1]) + len(line) > FIELD_VALUE_LIMIT and chunks[-1]:
+            chunks.append([])
+        chunks[-1].append(line)
+    for i, chunk in enumerate(c for c in chunks if c):
+        embed.add_field(name=SOURCES_MORE if i else SOURCES, value="\n".join(chunk), inline=False)
+    embed.set_footer(text=footer)
+    return fit_embeds([embed])[0]
+
+
+def answer_embed(answer: Answer, *, subject: str = "") -> discord.Embed:
     """An extractive answer: the sentence that answers first, then (under "Supporting") the ones that
-    support it, each quoted with its [n] citation; then the cited papers (id + title)."""
+    support it, each quoted with its [n] citation; then the cited papers (id + title). ``subject``: the
+    conversation's first question, when this answers a follow-up."""
     numbers: dict[str, int] = {}
+    cited: dict[str, Paper] = {}
     for paper in answer.papers:
         numbers.setdefault(paper.id, len(numbers) + 1)
+        cited.setdefault(paper.id, paper)
     lines = []
     for i, sentence in enumerate(answer.sentences):
         n = numbers.setdefault(sentence.paper.id, len(numbers) + 1)
+        cited.setdefault(sentence.paper.id, sentence.paper)
         if i == 1:
             lines.append("**Supporting**")
         lines.append(f"> {render.abstract(sentence.text, 700)} [{n}]")
-    embed = discord.Embed(
-        title=truncate(f"Q: {' '.join(answer.question.split())}", TITLE_LIMIT),
-        description=truncate("\n".join(lines), 3000),
-        colour=BRAND,
-    )
-    by_id = {p.id: p for p in answer.papers}
-    for sentence in answer.sentences:
-        by_id.setdefault(sentence.paper.id, sentence.paper)
-    sources = [
-        f"[{n}] {render.code(pid)} — {render.title(by_id[pid].title, 150)}"
-        for pid, n in sorted(numbers.items(), key=lambda kv: kv[1])
-    ]
-    # One field holds 1024 characters; spread the sources over as many fields as needed.
-    chunk: list[str] = []
-    for line in sources:
-        if sum(len(x) + 1 for x in chunk) + len(line) > FIELD_VALUE_LIMIT and chunk:
-            embed.add_field(
-                name="Sources" if not embed.fields else "Sources (cont.)",
-                value="\n".join(chunk),
-                inline=False,
-            )
-            chunk = []
-        chunk.append(line)
-    if chunk:
-        embed.add_field(
-            name="Sources" if not embed.fields else "Sources (cont.)", value="\n".join(chunk), inline=False
-        )
-    embed.set_footer(
-        text="Quoted from the abstracts; numbers cite the papers listed. Use /paper <id> to read one."
-    )
-    return fit_embeds([embed])[0]
+    papers = [cited[pid] for pid, _ in sorted(numbers.items(), key=lambda kv: kv[1])]
+    return conversation_embed(answer.question, truncate("\n".join(lines), 3000), papers, subject=subject)
 
 
 def notice(text: str, *, title: str | None = None) -> discord.Embed:

@@ -2,7 +2,10 @@
 
 ``ResultsView`` = :class:`~bot.ui.paginator.Paginator` over a :class:`~bot.services.search.ResultPage`
 fetcher + a "Save a paper from this page…" select and a "Show papers similar to…" select (rows 1
-and 2). ``PaperView`` = Save + Similar buttons under one paper. Every control calls one service.
+and 2). ``PaperView`` = Save + Similar + "Ask about this paper" buttons under one paper; the last opens
+:func:`bot.ui.followup.ask_paper_modal`, whose question is answered from that paper alone (as
+``/ask paper:`` does).
+Every control calls one service.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import discord
 from bot.services.search import ResultPage
 from bot.ui import embeds as E
 from bot.ui import respond
+from bot.ui.followup import ask_paper_modal
 from bot.ui.paginator import Page, PageSource, Paginator
 from bot.ui.views import BaseView
 from retrieval.models import Hit
@@ -167,12 +171,14 @@ async def show_similar(
 
 
 class PaperView(BaseView):
-    """Under one paper: Save (to the clicker's own list — anyone may save) and Similar papers."""
+    """Under one paper: Save (to the clicker's own list — anyone may save), Similar papers, and Ask
+    about this paper (a modal; the answer is shown like the page: to everyone when it is public)."""
 
-    def __init__(self, services: Services, paper_id: str) -> None:
+    def __init__(self, services: Services, paper_id: str, *, ephemeral: bool = True) -> None:
         super().__init__(owner=None, timeout=services.context.settings.view_timeout)
         self.services = services
         self.paper_id = paper_id
+        self.ephemeral = ephemeral
 
     @discord.ui.button(label="Save", emoji="⭐", style=discord.ButtonStyle.primary)
     async def save(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
@@ -181,3 +187,9 @@ class PaperView(BaseView):
     @discord.ui.button(label="Similar papers", style=discord.ButtonStyle.secondary)
     async def similar(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
         await show_similar(self.services, interaction, self.paper_id, ephemeral=True)
+
+    @discord.ui.button(label="Ask about this paper", emoji="\u2753", style=discord.ButtonStyle.secondary)
+    async def ask(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+        await respond.send_modal(
+            interaction, ask_paper_modal(self.services, self.paper_id, ephemeral=self.ephemeral)
+        )

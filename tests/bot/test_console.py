@@ -473,3 +473,73 @@ def test_the_console_screen_gets_no_log_lines_and_one_windows_1252_note(tmp_path
     assert screen.count("Windows-1252") == 1
     log = (tmp_path / "console.log").read_text(encoding="utf-8")
     assert "WARNING bot.engine: reindex of" in log and "nowhere" in log
+
+
+# -- follow-ups: a line starting with ">" replies to the last answer (issue 34 item 6) ---------------
+
+SAE = "how are sparse autoencoders evaluated for interpretability?"
+
+
+async def test_a_follow_up_line_prints_the_reply_the_bot_sends(harness):
+    """@bot, then "> ...": the console's reply is the bot's reply to a Discord reply, embed for embed."""
+    from bot.console import Console
+
+    first = [r for r in (await harness.mention(SAE)).requests if r.method == "POST"][0]
+    for text in ("how much better is it?", "who wrote it?", "any similar papers?"):
+        sent = [r for r in (await harness.reply(first.message, text)).requests if r.method == "POST"][0]
+        console = Console(harness.bot.settings, io.StringIO(), io.StringIO())
+        console.services = harness.bot.services
+        console.user_id = int(harness.alice["id"])
+        shown = []
+        original_show = console.show
+
+        def record(message, original_show=original_show, shown=shown):
+            shown.append(message)
+            original_show(message)
+
+        console.show = record
+        await console.handle(f"@bot {SAE}")
+        await console.handle(f"> {text}")
+        reply = shown[-1]
+        assert reply.reply and not reply.ephemeral
+        assert [_visible(e.to_dict()) for e in reply.embeds] == [_visible(e) for e in sent.json["embeds"]]
+
+
+def test_follow_ups_in_a_piped_session(settings_factory):
+    script = f"@bot {SAE}\n> how much better is it?\n> save it\n> who wrote the second one?\n"
+    code, out = console(settings_factory(), script)
+    assert code == 0
+    assert f"Re: {SAE}" in out and "Q: how much better is it?" in out
+    assert "Saved " in out and "/saved" in out
+    assert "That answer cites 1 paper: [1]." in out or "**Authors:**" in out
+
+
+def test_a_follow_up_needs_an_answer_first(settings_factory):
+    code, out = console(settings_factory(), "> who wrote it?\n")
+    assert code == 0
+    assert "! no answer to follow up on yet" in out
+
+
+def test_help_shows_the_follow_up_line(settings_factory):
+    code, out = console(settings_factory(), "help\n")
+    assert "> <follow-up>" in out and "reply to the last answer" in out
+
+
+def test_the_paper_page_asks_about_its_paper(settings_factory):
+    from retrieval.corpus import load_corpus
+
+    pid = load_corpus(PROJECT_ROOT / "data" / "corpus").papers[0].id
+    code, out = console(settings_factory(), f"/paper {pid}\n3\nwhat data did they use?\n")
+    assert code == 0
+    assert "[3] ❓ Ask about this paper" in out
+    assert "type your question" in out
+    assert "Q: what data did they use?" in out and f"[1] `{pid}`" in out
+
+
+def test_the_follow_up_button_opens_a_form_line(settings_factory):
+    code, out = console(settings_factory(), f"/ask {SAE}\n1\nwho wrote it?\n")
+    assert code == 0
+    assert "[1] 💬 Ask a follow-up" in out and "type your question" in out
+    answered = out.split("type your question", 1)[1]
+    assert f"Re: {SAE}" in answered and "**Authors:**" in answered
+    assert answered.split("\n", 2)[1] == "(only you can see this)"  # as private as the /ask it follows

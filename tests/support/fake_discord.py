@@ -15,6 +15,7 @@ Typical use (tests get this from the ``harness`` fixture in tests/bot/conftest.p
         other = await h.run_command("search", {"query": "x"}, user=h.bob)
         ex3 = await h.select(ex.message, ex.custom_id(placeholder="Save"), ["abc123"])
         reply = await h.mention("what is RLHF?")   # MESSAGE_CREATE mentioning the bot
+        more = await h.reply(reply.message, "who wrote it?")  # a Discord reply to the bot's answer
 
 Each injector awaits every task the event spawned (``CommandTree-invoker``, ``discord-ui-view-dispatch-*``,
 ``discord-ui-modal-dispatch-*``, ``discord-ui-dynamic-item-*``, ``discord.py: *``), re-raises their
@@ -230,6 +231,7 @@ class FakeDiscord:
         # Seconds an interaction callback's answer takes to come back. Discord has acknowledged the
         # callback by then (a second one already gets 40060), but discord.py does not know it yet.
         self.callback_latency = 0.0
+        self.deleted: set[int] = set()  # messages deleted (by a test): fetching one is an expected 404
         self.dm_channels: dict[int, int] = {}  # user id -> the DM channel the bot opened with them
         self.closed_dms: set[int] = set()  # users whose DMs refuse the bot (403, code 50007)
         self.identified = threading.Event()  # set once a bot identified on the fake gateway
@@ -725,6 +727,11 @@ class FakeDiscord:
                 return 204, None
         return 404, {"message": "fake Discord: unknown webhook route", "code": 0}
 
+    def delete_message(self, message_id: int | str) -> None:
+        """The message is deleted on Discord: fetching it answers 404 Unknown Message."""
+        self.messages.pop(int(message_id), None)
+        self.deleted.add(int(message_id))
+
     def dms_to(self, user_id: int) -> list[RecordedRequest]:
         """The messages the bot posted into its DM channel with ``user_id``."""
         channel = self.dm_channels.get(int(user_id))
@@ -754,6 +761,7 @@ class FakeDiscord:
         if len(parts) == 4:
             message_id = int(parts[3])
             if message_id not in self.messages:
+                r.expected_error = message_id in self.deleted  # the test deleted it
                 return 404, {"message": "Unknown Message", "code": 10008}
             if r.method == "PATCH":
                 r.message = self.edit_message(message_id, body, r.files)
@@ -1247,16 +1255,94 @@ class Harness:
 
         ``role_ids`` are the roles the message mentions (``mention_roles``); put ``<@&id>`` in the text.
         """
+        bot_id = self.fake.application_id
+        content = text if raw else f"<@{bot_id}> {text}"
+        payload = self.message_payload(content, user=user, guild=guild, author_is_bot=author_is_bot)
+        payload["mention_roles"] = [str(r) for r in role_ids]
+        return await self.post_message(payload)
+
+    async def reply(
+        self,
+        to: dict[str, Any],
+        text: str,
+        *,
+        user: dict[str, Any] | None = None,
+        ping: bool = True,
+        mention: bool = False,
+        referenced: str = "resolved",
+    ) -> Exchange:
+        """MESSAGE_CREATE of a Discord reply to message ``to`` (a message dict the fake holds).
+
+        ``ping``: the reply's @mention of the replied-to author is on (Discord's default); ``mention``:
+        ``<@bot>`` is also in the text. ``referenced``: ``"resolved"`` (the event carries
+        ``referenced_message``), ``"absent"`` (it does not: the bot must GET it) or ``"deleted"`` (it is
+        ``null``: the message was deleted, and the fake forgets it).
+
+        The content follows Discord's rules for an application without the Message Content intent
+        (unless the bot asked for it): the text arrives in DMs, when the text mentions the bot, and for a
+        reply that pings the bot on one of its regular messages (not on an interaction response);
+        otherwise ``content`` (and embeds, attachments) are empty. The referenced message is shown the
+        same way: the bot's own messages whole, others' only when they mention it.
+        """
+        bot_id = self.fake.application_id
+        current = self.fake.messages.get(int(to["id"]), to)
+        guild = current.get("guild_id") is not None
+        content = f"<@{bot_id}> {text}" if mention else text
+        payload = self.message_payload(content, user=user, guild=guild)
+        payload["channel_id"] = str(current["channel_id"])
+        target_author = current.get("author") or {}
+        pinged = ping and int(target_author.get("id", 0)) != int(payload["author"]["id"])
+        if pinged:
+            payload["mentions"] = [target_author, *(m for m in payload["mentions"] if m != target_author)]
+        mentioned_in_text = f"<@{bot_id}>" in content
+        to_bot = int(target_author.get("id", 0)) == bot_id
+        interaction_response = "interaction_metadata" in current
+        visible = (
+            not guild
+            or self.bot.intents.message_content
+            or mentioned_in_text
+            or (pinged and to_bot and not interaction_response)
+        )
+        if not visible:
+            payload["content"] = ""
+        payload["type"] = 19
+        payload["message_reference"] = {
+            "type": 0,
+            "message_id": str(current["id"]),
+            "channel_id": str(current["channel_id"]),
+            **({"guild_id": str(current["guild_id"])} if guild else {}),
+        }
+        if referenced == "resolved":
+            shown = dict(current)
+            readable = to_bot or not guild or self.bot.intents.message_content or (
+                f"<@{bot_id}>" in (current.get("content") or "")
+            )
+            if not readable:
+                shown.update(content="", embeds=[], attachments=[], components=[])
+            payload["referenced_message"] = shown
+        elif referenced == "deleted":
+            payload["referenced_message"] = None
+            self.fake.delete_message(current["id"])
+        elif referenced != "absent":
+            raise ValueError(f"referenced must be resolved, absent or deleted, not {referenced!r}")
+        return await self.post_message(payload)
+
+    def message_payload(
+        self,
+        content: str,
+        *,
+        user: dict[str, Any] | None = None,
+        guild: bool = True,
+        author_is_bot: bool = False,
+    ) -> dict[str, Any]:
+        """A MESSAGE_CREATE ``d`` by ``user`` (alice) in the test channel (or a DM) saying ``content``."""
         user = dict(user or self.alice)
         if author_is_bot:
             user["bot"] = True
         bot_id = self.fake.application_id
-        content = text if raw else f"<@{bot_id}> {text}"
-        message_id = snowflake()
-        channel = self.channel_id if guild else DM_CHANNEL_ID
         payload: dict[str, Any] = {
-            "id": str(message_id),
-            "channel_id": str(channel),
+            "id": str(snowflake()),
+            "channel_id": str(self.channel_id if guild else DM_CHANNEL_ID),
             "author": user,
             "content": content,
             "timestamp": _now(),
@@ -1266,7 +1352,7 @@ class Harness:
             "mentions": [self.fake.bot_user]
             if f"<@{bot_id}>" in content or f"<@!{bot_id}>" in content
             else [],
-            "mention_roles": [str(r) for r in role_ids],
+            "mention_roles": [],
             "attachments": [],
             "embeds": [],
             "components": [],
@@ -1277,8 +1363,11 @@ class Harness:
         if guild:
             payload["guild_id"] = str(self.guild_id)
             payload["member"] = {"roles": [], "joined_at": _now(), "deaf": False, "mute": False, "flags": 0}
-        # Store the user's message so replies can find its guild, as Discord would.
-        self.fake.messages[message_id] = payload
+        return payload
+
+    async def post_message(self, payload: dict[str, Any]) -> Exchange:
+        """Store ``payload`` (so replies can find its guild, as Discord would) and dispatch it."""
+        self.fake.messages[int(payload["id"])] = payload
         start = len(self.fake.requests)
         await self._dispatch("MESSAGE_CREATE", payload)
         return Exchange(self.fake.requests[start:], payload=payload)

@@ -95,7 +95,7 @@ async def test_unexpected_error_shows_an_error_id_and_logs_it(harness, monkeypat
 async def test_unexpected_error_after_defer_uses_followup(harness, monkeypatch):
     """The handler works whether or not the interaction was already acknowledged."""
 
-    async def deferred_then_boom(self, interaction, question, public=False):
+    async def deferred_then_boom(self, interaction, question, paper=None, public=False):
         await interaction.response.defer(ephemeral=True, thinking=True)
         raise RuntimeError("late kaboom")
 
@@ -247,3 +247,62 @@ async def test_ask_with_no_related_paper_says_so_and_offers_search(harness):
     ex = await harness.run_command("ask", {"question": "how do diffusion models get faster?"})
     assert not ex.embeds
     assert "found nothing" in ex.content and "/search" in ex.content
+
+
+# -- one paper: /ask paper: and the paper page's "Ask about this paper" (issue 34 item 4) -----------
+
+
+def _source_ids(embed: dict) -> list[str]:
+    text = "\n".join(f["value"] for f in embed.get("fields", []) if f["name"].startswith("Sources"))
+    return re.findall(r"^\[\d+\] `([^`]+)`", text, re.M)
+
+
+async def _a_paper(harness) -> str:
+    """The paper the bundled corpus answers REPLY_QUESTION from first."""
+    return harness.bot.engine.answer(REPLY_QUESTION).papers[0].id
+
+
+async def test_ask_about_one_paper_quotes_that_paper_alone(harness):
+    paper_id = await _a_paper(harness)
+    ex = await harness.run_command("ask", {"question": "what data did they use?", "paper": paper_id})
+    assert ex.callback_type == 4 and ex.ephemeral
+    embed = ex.embeds[0]
+    assert _source_ids(embed) == [paper_id]
+    assert all(line.endswith("[1]") for line in embed["description"].split("\n") if line.startswith("> "))
+
+
+async def test_ask_paper_autocompletes_like_paper(harness):
+    paper_id = await _a_paper(harness)
+    ex = await harness.autocomplete("ask", {"question": "how?", "paper": paper_id[:4]}, "paper")
+    assert ex.callback_type == 8
+    assert paper_id in [c["value"] for c in ex.choices]
+    assert ex.choices == (await harness.autocomplete("paper", {"id": paper_id[:4]}, "id")).choices
+
+
+async def test_ask_about_an_unknown_paper_says_so(harness):
+    ex = await harness.run_command("ask", {"question": "what data?", "paper": "nope1234"})
+    assert ex.callback_type == 4 and ex.ephemeral
+    assert "no paper with id" in ex.content
+
+
+async def test_the_paper_page_asks_about_its_paper_in_a_modal(harness):
+    paper_id = await _a_paper(harness)
+    page = await harness.run_command("paper", {"id": paper_id, "public": True})
+    opened = await harness.click(page.message, page.custom_id(label="Ask about this paper"))
+    assert opened.callback_type == 9
+    modal = harness.fake.modals[opened.interaction_id]
+    assert modal["title"] == "Ask about this paper"
+    answered = await harness.submit_modal(opened, {"question": "how much better is it?"})
+    assert answered.callback_type == 4 and not answered.ephemeral  # the page was public
+    assert _source_ids(answered.embeds[0]) == [paper_id]
+    assert answered.embeds[0]["title"] == "Q: how much better is it?"
+
+
+async def test_the_paper_modal_shares_the_cooldown(make_harness):
+    h = await make_harness(cooldown_rate=1, cooldown_per=60.0)
+    paper_id = (h.bot.engine.answer(REPLY_QUESTION)).papers[0].id
+    page = await h.run_command("paper", {"id": paper_id})  # /paper itself is not rate-limited
+    assert (await h.run_command("ask", {"question": REPLY_QUESTION})).embeds
+    opened = await h.click(page.message, page.custom_id(label="Ask about this paper"))
+    limited = await h.submit_modal(opened, {"question": "what data?"})
+    assert limited.ephemeral and "try again in" in limited.content
