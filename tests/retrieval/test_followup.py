@@ -11,7 +11,6 @@ import pytest
 from retrieval.answer import FEATURES as FEATURES_ANSWER
 from retrieval.answer import answer, candidates, rank_papers
 from retrieval.errors import RetrievalError
-from retrieval.tokenize import tokenize
 from retrieval.followup import (
     FEATURES,
     MODEL_PATH,
@@ -23,6 +22,7 @@ from retrieval.followup import (
     sentence_features,
     subject_shift,
 )
+from retrieval.tokenize import tokenize
 
 SAE = "How are sparse autoencoders evaluated for interpretability?"
 
