@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.export import export_text, import_file  # noqa: E402
-from bot.store import DatabaseBusyError, Store  # noqa: E402
+from bot.store import DatabaseBusyError, open_store  # noqa: E402
 from retrieval.models import Paper  # noqa: E402
 
 ABSTRACT = (
@@ -64,7 +64,7 @@ def make_paper(i: int) -> Paper:
 
 async def worker(target: str, first: int, count: int) -> None:
     """One process: open, say ready, wait for "go", then 50 users save ``count`` papers in all."""
-    store = await Store.open(target, max_saved_per_user=10_000_000)
+    store = await open_store(target, max_saved_per_user=10_000_000)
     print("ready", flush=True)
     await asyncio.to_thread(sys.stdin.readline)
     per_user = count // USERS
@@ -135,7 +135,7 @@ async def timed(make: Callable[[], Awaitable[Any]], repeat: int = 1) -> tuple[fl
 async def big_list(target: str, items: int) -> dict[str, float]:
     """Milliseconds of each read of a user's ``items``-item list (and of filling it)."""
     out: dict[str, float] = {}
-    async with await Store.open(target, max_saved_per_user=items + 10) as store:
+    async with await open_store(target, max_saved_per_user=items + 10) as store:
         big_user = 999
         document = {
             "lists": [

@@ -177,29 +177,27 @@ def _db(argv: Sequence[str]) -> int:
         return 2
     import asyncio
 
-    from bot.store import CopyConflictError, DatabaseError, Store, StoreError
+    from bot.settings import mask_url as label  # a path is shown as it is
+    from bot.store import CopyConflictError, DatabaseError, StoreError, open_store
     from bot.store.base import is_url
-
-    def label(target: str) -> str:
-        from bot.settings import mask_url
-
-        return mask_url(target) if is_url(target) else target
+    from bot.store.errors import cause_of
 
     async def copy_all() -> int:
         if not is_url(args.source) and not Path(args.source).exists():
             print(f"paperbot: cannot copy from {args.source}: no such file", file=sys.stderr)
             return 2
         try:
-            source = await Store.open(args.source)
+            source = await open_store(args.source)
         except (StoreError, OSError) as exc:
-            print(f"paperbot: cannot open the database {label(args.source)}: {_cause(exc)}", file=sys.stderr)
+            where = label(args.source)
+            print(f"paperbot: cannot open the database {where}: {cause_of(exc)}", file=sys.stderr)
             return 2
         try:
             try:
-                target = await Store.open(args.target)
+                target = await open_store(args.target)
             except (StoreError, OSError) as exc:
                 where = label(args.target)
-                print(f"paperbot: cannot open the database {where}: {_cause(exc)}", file=sys.stderr)
+                print(f"paperbot: cannot open the database {where}: {cause_of(exc)}", file=sys.stderr)
                 return 2
             try:
                 counts = await target.copy_from(source)
@@ -208,7 +206,7 @@ def _db(argv: Sequence[str]) -> int:
                 print(f"paperbot: cannot copy {sides}, nothing was written: {exc}", file=sys.stderr)
                 return 2
             except DatabaseError as exc:
-                print(f"paperbot: the copy failed, nothing was written: {_cause(exc)}", file=sys.stderr)
+                print(f"paperbot: the copy failed, nothing was written: {cause_of(exc)}", file=sys.stderr)
                 return 2
             finally:
                 await target.close()
@@ -248,14 +246,8 @@ def _copy_sides(source: str | None, target: str | None, config: str | None) -> t
     else:
         same = Path(source).expanduser().resolve() == Path(target).expanduser().resolve()
     if same:
-        shown = mask_url(source) if is_url(source) else source
-        raise SettingsError(f"--from and --to are the same database ({shown})")
+        raise SettingsError(f"--from and --to are the same database ({mask_url(source)})")
     return source, target
-
-
-def _cause(exc: BaseException) -> str:
-    cause = getattr(exc, "cause", None) or str(exc)
-    return " ".join(str(cause).split()).rstrip(".")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -139,16 +140,11 @@ def slash_commands() -> dict[str, app_commands.Command[Any, ..., Any] | app_comm
 
 def leaf_commands() -> Iterator[app_commands.Command[Any, ..., Any]]:
     """Every invocable command (subcommands of groups included)."""
-
-    def walk(command: Any) -> Iterator[app_commands.Command[Any, ..., Any]]:
+    for command in slash_commands().values():
         if isinstance(command, app_commands.Group):
-            for child in command.commands:
-                yield from walk(child)
+            yield from (c for c in command.walk_commands() if isinstance(c, app_commands.Command))
         else:
             yield command
-
-    for command in slash_commands().values():
-        yield from walk(command)
 
 
 class Console:
@@ -465,8 +461,11 @@ class Console:
             Control("Similar papers", lambda: self.show_similar(pid, ephemeral=True)),
             Control("❓ Ask about this paper", lambda: self.open_ask_form(pid, public=public)),
         ]
-        embeds = E.paper_embeds(page.paper, saved=page.saved)
-        self.show(Message(embeds=embeds, ephemeral=not o.get("public", False), controls=controls))
+        reply = E.paper_reply(page.paper, saved=page.saved)
+        ephemeral = not o.get("public", False)
+        self.show(Message(embeds=reply.messages[0], ephemeral=ephemeral, controls=controls, file=reply.file))
+        for embeds in reply.messages[1:]:  # the rest of a long abstract
+            self.show(Message(embeds=embeds, ephemeral=ephemeral))
 
     async def similar(self, o: dict[str, Any]) -> None:
         await self.show_similar(o["id"], ephemeral=not o.get("public", False))
@@ -509,18 +508,15 @@ class Console:
 
         controls = pager(page.page, page.pages, goto)
         options = hit_options(page.hits)
-        controls += [Control(o.label, _bind(self.quick_save, o.value), SAVE_PLACEHOLDER) for o in options]
+        controls += [Control(o.label, partial(self.quick_save, o.value), SAVE_PLACEHOLDER) for o in options]
         controls += [
-            Control(o.label, _bind(self.show_similar, o.value, ephemeral=True), SIMILAR_PLACEHOLDER)
+            Control(o.label, partial(self.show_similar, o.value, ephemeral=True), SIMILAR_PLACEHOLDER)
             for o in options
         ]
         embeds = E.hits_embeds(page.hits, page.saved_ids, page.reasons)
         return Message(result_content(page), embeds, ephemeral=ephemeral, edited=edited, controls=controls)
 
     async def quick_save(self, paper_id: str) -> None:
-        await self.guarded(self._quick_save(paper_id))
-
-    async def _quick_save(self, paper_id: str) -> None:
         self.notice(await self.s.library.quick_save(self.user_id, paper_id))
 
     async def ask(self, o: dict[str, Any]) -> None:
@@ -768,7 +764,7 @@ class Console:
         if thread_of(message.embeds) is not None:
             self.last_answer = message
             if not message.controls:
-                press = _bind(self.open_follow_up_form, message)
+                press = partial(self.open_follow_up_form, message)
                 message.controls = [Control(f"💬 {FOLLOW_UP_LABEL}", press)]
         self.write(self.render(message))
         if message.controls or message.edited:
@@ -896,19 +892,10 @@ def pager(index: int, pages: int, goto: Callable[[int], Awaitable[None]]) -> lis
     if pages <= 1:
         return []
     return [
-        Control("◀ Previous", _bind(goto, index - 1) if index > 0 else None),
+        Control("◀ Previous", partial(goto, index - 1) if index > 0 else None),
         Control(f"{index + 1}/{pages}", None),
-        Control("Next ▶", _bind(goto, index + 1) if index < pages - 1 else None),
+        Control("Next ▶", partial(goto, index + 1) if index < pages - 1 else None),
     ]
-
-
-def _bind(function: Callable[..., Awaitable[None]], *args: Any, **kwargs: Any) -> Press:
-    """``function(*args, **kwargs)`` as a control's press."""
-
-    async def press() -> None:
-        await function(*args, **kwargs)
-
-    return press
 
 
 _TIMESTAMP = re.compile(r"<t:(-?\d{1,13})(?::([tTdDfFR]))?>")

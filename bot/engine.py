@@ -284,26 +284,22 @@ class Engine:
         started = time.perf_counter()
         callback = relay.from_thread if relay is not None else None
         try:
+            # ``previous`` is passed by name, never kept in ``options``: a dict still holding it after the
+            # build would keep the old index alive and stop _release from taking it apart.
+            options = {
+                "cache_dir": self.settings.index_cache_dir,
+                "progress": callback,
+                "headers": self.settings.corpus_headers,
+            }
             if await asyncio.to_thread(corpus_bytes, corpus) >= self.subprocess_min_bytes:
                 from bot.index_worker import build_in_subprocess
 
                 index, report = await build_in_subprocess(
-                    corpus,
-                    self.settings.bm25,
-                    cache_dir=self.settings.index_cache_dir,
-                    previous=previous,
-                    progress=callback,
-                    headers=self.settings.corpus_headers,
+                    corpus, self.settings.bm25, previous=previous, **options
                 )
             else:
                 index, report = await to_thread_releasing(
-                    open_index,
-                    corpus,
-                    self.settings.bm25,
-                    cache_dir=self.settings.index_cache_dir,
-                    previous=previous,
-                    progress=callback,
-                    headers=self.settings.corpus_headers,
+                    open_index, corpus, self.settings.bm25, previous=previous, **options
                 )
         except (RetrievalError, OSError, ValueError, RuntimeError) as exc:
             log.warning("reindex of %s failed, keeping the old index: %s", corpus, exc)

@@ -19,20 +19,12 @@ from discord import app_commands
 
 from bot import render
 from bot.cooldown import wait_message
+from bot.limits import CONTENT_LIMIT
+from bot.store import NotSavedError, StoreError
 from bot.ui import respond
 from retrieval.errors import QueryError, RetrievalError, UnknownPaperError
 
 log = logging.getLogger(__name__)
-
-try:  # bot/store.py is written concurrently; until it lands no StoreError can be raised anyway.
-    from bot.store import NotSavedError, StoreError
-except ImportError:  # pragma: no cover - only while store.py is missing
-
-    class StoreError(Exception):  # type: ignore[no-redef]
-        """Placeholder until bot.store exists."""
-
-    class NotSavedError(StoreError):  # type: ignore[no-redef]
-        """Placeholder until bot.store exists."""
 
 
 class StartupError(Exception):
@@ -117,7 +109,7 @@ def user_message(error: BaseException, *, query: str | None = None) -> str | Non
 
 async def send_error(interaction: discord.Interaction, message: str) -> None:
     """Tell the user ``message`` ephemerally, whatever state the interaction is in."""
-    message = message[:2000]
+    message = message[:CONTENT_LIMIT]
     try:
         await respond.send(interaction, message, ephemeral=True)
     except discord.HTTPException:

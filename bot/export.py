@@ -21,7 +21,7 @@ import json
 import logging
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -41,8 +41,9 @@ from bot.store import (
     StoreError,
     normalize_list_name,
 )
-from bot.store.records import clean_text
+from bot.store.records import clean_text, iso, utc
 from retrieval.english import plural
+from retrieval.titles import derive_title
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ ABSTRACT_MAX = 50_000
 URL_MAX = 2_000
 #: At most this many per-record error messages are kept (plus one summary line).
 ERRORS_MAX = 50
+#: How an export says that a title is paperbot's, derived from the abstract, not the paper's own.
+DERIVED_TITLE = "Title derived from the abstract by paperbot (the source gives none)"
 
 
 
@@ -75,15 +78,6 @@ def group_by_list(
     for item in items:
         groups.setdefault(item.list_name, []).append(item)
     return list(groups.items())
-
-
-def _iso(moment: datetime | None) -> str | None:
-    """ISO-8601 UTC text of a moment (naive means UTC), or None."""
-    if moment is None:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def _one_line(text: str) -> str:
@@ -408,14 +402,18 @@ def _bib_url(url: str) -> str:
     return "".join(table.get(ch, "%20" if ch.isspace() else ch) for ch in url.strip())
 
 
-def _bib_entry(item: SavedItem, key: str, lists: Sequence[str]) -> str:
-    """One ``@misc`` entry; the title is double-braced so styles keep its capitals."""
-    fields: list[tuple[str, str]] = [("title", "{" + latex_escape(item.title) + "}")]
+def _bib_entry(item: SavedItem, key: str, lists: Sequence[str], derived: bool = False) -> str:
+    """One ``@misc`` entry; the title is double-braced so styles keep its capitals. A title paperbot
+    derived from the abstract is not the paper's: it goes to ``note``, said so, never to ``title``."""
+    fields: list[tuple[str, str]] = [] if derived else [("title", "{" + latex_escape(item.title) + "}")]
     authors = _bib_authors(item)
     if authors:
         fields.append(("author", authors))
-    if item.area:
-        fields.append(("note", latex_escape(item.area)))
+    notes = [latex_escape(item.area)] if item.area else []
+    if derived:
+        notes.append(f"{DERIVED_TITLE}: {latex_escape(_one_line(item.title))}")
+    if notes:
+        fields.append(("note", ". ".join(notes)))
     if item.abstract:
         fields.append(("abstract", latex_escape(item.abstract)))
     if item.url:
@@ -427,13 +425,16 @@ def _bib_entry(item: SavedItem, key: str, lists: Sequence[str]) -> str:
     return f"@misc{{{key},\n{body}\n}}\n"
 
 
-def to_bibtex(items: Sequence[SavedItem], *, exported_at: datetime | None = None) -> str:
+def to_bibtex(
+    items: Sequence[SavedItem], *, exported_at: datetime | None = None, derived: Collection[str] = ()
+) -> str:
     """One ``@misc`` entry per distinct paper, grouped by list (``@comment`` headers between groups).
 
     A paper saved in several lists appears once, under its first list, with every list in
     ``keywords``: a bibliography must not cite the same work twice. The user's note goes to ``annote``.
+    ``derived``: ids of the papers whose title paperbot derived (see :func:`derived_titles`).
     """
-    when = _iso(exported_at or datetime.now(UTC))
+    when = iso(exported_at or datetime.now(UTC))
     keys = citation_keys(items)
     lists_of: dict[str, list[str]] = {}
     for item in items:
@@ -451,7 +452,8 @@ def to_bibtex(items: Sequence[SavedItem], *, exported_at: datetime | None = None
             parts.append(f"@comment{{list: {latex_escape(name)}}}\n")
         for item in fresh:
             emitted.add(item.paper_id)
-            parts.append(_bib_entry(item, keys[item.paper_id], lists_of[item.paper_id]))
+            entry = _bib_entry(item, keys[item.paper_id], lists_of[item.paper_id], item.paper_id in derived)
+            parts.append(entry)
     return "\n".join(parts)
 
 
@@ -479,8 +481,10 @@ def to_markdown(
     *,
     lists: Sequence[ListInfo] | None = None,
     exported_at: datetime | None = None,
+    derived: Collection[str] = (),
 ) -> str:
-    """A numbered list per list: bold title, authors, area, id, link, the note as a quote."""
+    """A numbered list per list: bold title (a derived one said so), authors, area, id, link, the
+    note as a quote."""
     groups = group_by_list(items, lists)
     when = (exported_at or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     title = _md_heading(groups[0][0]) if len(groups) == 1 else "Saved papers"
@@ -492,7 +496,8 @@ def to_markdown(
             lines += ["_(empty)_", ""]
             continue
         for number, item in enumerate(group, 1):
-            lines.append(f"{number}. **{_one_line(item.title)}**")
+            mark = f" _({DERIVED_TITLE.lower()})_" if item.paper_id in derived else ""
+            lines.append(f"{number}. **{_one_line(item.title)}**{mark}")
             lines.append(f"   {_one_line(_md_authors(item))}")
             details = [_one_line(item.area)] if item.area else []
             details.append(_md_code(item.paper_id))
@@ -511,18 +516,19 @@ def to_markdown(
 # -------------------------------------------------------------------------------------------- JSON
 
 
-def _item_json(item: SavedItem) -> dict[str, Any]:
+def _item_json(item: SavedItem, derived: Collection[str] = ()) -> dict[str, Any]:
     """The JSON record of one saved item (the fields :func:`_parse_item` reads back)."""
     return {
         "id": item.paper_id,
         "title": item.title,
+        "title_derived": item.paper_id in derived,
         "authors": list(item.authors),
         "et_al": item.et_al,
         "area": item.area,
         "abstract": item.abstract,
         "url": item.url,
         "note": item.note,
-        "saved_at": _iso(item.saved_at),
+        "saved_at": iso(item.saved_at),
         "in_corpus": item.in_corpus,
     }
 
@@ -532,15 +538,21 @@ def to_json(
     *,
     lists: Sequence[ListInfo] | None = None,
     exported_at: datetime | None = None,
+    derived: Collection[str] = (),
 ) -> str:
-    """The full records, grouped by list; :func:`parse_json` (:func:`import_file`) reads it back."""
+    """The full records, grouped by list; :func:`parse_json` (:func:`import_file`) reads it back.
+    ``title_derived`` says whether paperbot derived the title (the source gave none)."""
     created = {info.name: info.created_at for info in lists or ()}
     document = {
         "format": JSON_FORMAT,
         "version": JSON_VERSION,
-        "exported_at": _iso(exported_at or datetime.now(UTC)),
+        "exported_at": iso(exported_at or datetime.now(UTC)),
         "lists": [
-            {"name": name, "created_at": _iso(created.get(name)), "items": [_item_json(i) for i in group]}
+            {
+                "name": name,
+                "created_at": iso(created[name]) if name in created else None,
+                "items": [_item_json(i, derived) for i in group],
+            }
             for name, group in group_by_list(items, lists)
         ],
     }
@@ -560,10 +572,9 @@ def _parse_time(value: object) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        moment = datetime.fromisoformat(value)
+        return utc(datetime.fromisoformat(value))
     except ValueError:
         return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _text_field(record: dict[str, Any], name: str, limit: int, *, required: bool = False) -> str:
@@ -702,19 +713,48 @@ def parse_json(data: str, *, note_max: int = NOTE_MAX, id_max: int = PAPER_ID_MA
         lists.append(
             ImportedList(name=name, created_at=_parse_time(raw.get("created_at")), items=tuple(items))
         )
-    if len(errors) > ERRORS_MAX:
-        errors = [*errors[:ERRORS_MAX], f"… and {len(errors) - ERRORS_MAX} more problems"]
-    return ParsedImport(lists=tuple(lists), errors=tuple(errors))
+    return ParsedImport(lists=tuple(lists), errors=_capped(errors))
 
 
 # ------------------------------------------------------------------------------ store round trips
 
 
-async def export_text(store: Store, user_id: int, fmt: str, list_name: str | None = None) -> str:
+def derived_titles(items: Sequence[SavedItem], corpus: CorpusLookup | None = None) -> frozenset[str]:
+    """Ids of the items whose title paperbot derived from the abstract: as the corpus's paper says
+    when it is in the corpus, else when the snapshot's title is what the abstract derives (the same
+    rules give the same title). CPU work: run it off the event loop."""
+    out = set()
+    for item in items:
+        paper = corpus(item.paper_id) if corpus is not None else None
+        if paper is not None:
+            if paper.title_derived and paper.title == item.title:
+                out.add(item.paper_id)
+        elif item.abstract and item.title == derive_title(item.abstract):
+            out.add(item.paper_id)
+    return frozenset(out)
+
+
+def render_export(
+    kind: str, items: Sequence[SavedItem], *, lists: Sequence[ListInfo] | None = None,
+    corpus: CorpusLookup | None = None,
+) -> str:
+    """``items`` as ``"bib"``, ``"md"`` or ``"json"`` text, derived titles marked (CPU work)."""
+    derived = derived_titles(items, corpus)
+    if kind == "bib":
+        return to_bibtex(items, derived=derived)
+    if kind == "md":
+        return to_markdown(items, lists=lists, derived=derived)
+    return to_json(items, lists=lists, derived=derived)
+
+
+async def export_text(
+    store: Store, user_id: int, fmt: str, list_name: str | None = None, *, corpus: CorpusLookup | None = None
+) -> str:
     """The user's saved papers as ``"bib"``, ``"md"`` or ``"json"`` text (aliases: bibtex, markdown).
 
     ``list_name=None`` exports every list, grouped by list (oldest list first, newest save first).
-    JSON is re-importable with :func:`import_file`.
+    JSON is re-importable with :func:`import_file`. ``corpus`` finds corpus papers by id (whether a
+    title was derived, see :func:`derived_titles`).
 
     Raises:
         StoreError: Unknown format. ListNotFoundError: The named list does not exist.
@@ -725,11 +765,7 @@ async def export_text(store: Store, user_id: int, fmt: str, list_name: str | Non
     items, lists = await store.export_items(user_id, list_name)
     log.debug("user %d exported %d items as %s", user_id, len(items), kind)
     # Formatting thousands of items is pure CPU: keep it off the event loop (Discord heartbeats).
-    if kind == "bib":
-        return await asyncio.to_thread(to_bibtex, items)
-    if kind == "md":
-        return await asyncio.to_thread(to_markdown, items, lists=lists)
-    return await asyncio.to_thread(to_json, items, lists=lists)
+    return await asyncio.to_thread(render_export, kind, items, lists=lists, corpus=corpus)
 
 
 async def import_file(
@@ -765,7 +801,12 @@ async def import_file(
     except ValueError as exc:
         raise ImportFormatError(str(exc)) from exc
     result = await store.import_items(user_id, parsed.lists, list_name, corpus=corpus)
-    errors = [*parsed.errors, *result.errors]
-    if len(errors) > ERRORS_MAX:
-        errors = [*errors[:ERRORS_MAX], f"… and {len(errors) - ERRORS_MAX} more problems"]
-    return ImportResult(added=result.added, skipped=result.skipped, errors=tuple(errors))
+    errors = _capped([*parsed.errors, *result.errors])
+    return ImportResult(added=result.added, skipped=result.skipped, errors=errors)
+
+
+def _capped(errors: Sequence[str]) -> tuple[str, ...]:
+    """At most :data:`ERRORS_MAX` messages, then one line counting the rest."""
+    if len(errors) <= ERRORS_MAX:
+        return tuple(errors)
+    return (*errors[:ERRORS_MAX], f"… and {len(errors) - ERRORS_MAX} more problems")

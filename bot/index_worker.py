@@ -33,7 +33,7 @@ from typing import Any
 from bot.threads import to_thread_releasing
 from retrieval._libc import die_with_parent as _die_with_parent
 from retrieval.index import BM25Params, Index, id_diff, open_index
-from retrieval.models import IngestReport, SkippedBlock
+from retrieval.models import IngestReport
 
 
 def die_with_parent(parent_pid: int) -> None:
@@ -171,14 +171,8 @@ async def build_in_subprocess(
     added, removed, unchanged = await to_thread_releasing(id_diff, index.papers, previous)
     extra = dict(loaded.extra, **summary["extra"])
     extra.update(worker="subprocess", swap_seconds=time.perf_counter() - started)
-    report = IngestReport(
-        files=loaded.files,
-        papers=loaded.papers,
-        duplicates=loaded.duplicates,
-        duplicate_details=loaded.duplicate_details,
-        skipped=tuple(SkippedBlock(s.path, s.line, s.reason) for s in loaded.skipped),
-        cp1252_files=loaded.cp1252_files,
-        ignored_files=loaded.ignored_files,
+    report = dataclasses.replace(
+        loaded,
         added=added,
         removed=removed,
         unchanged=unchanged,

@@ -30,6 +30,7 @@ __all__ = [
     "code",
     "draw",
     "escape",
+    "named",
     "pages",
     "snippet",
     "title",
@@ -96,6 +97,11 @@ def abstract(source: str, limit: int | None = None) -> str:
 def title(text: str, limit: int | None = None) -> str:
     """A plain title (or any plain line) escaped for Discord, at most ``limit`` characters."""
     return draw(text or "", limit)
+
+
+def named(text: str, paper_id: str, limit: int = 150) -> str:
+    """A paper in a sentence: ``**Title** (`id`)``, the title escaped and cut to ``limit``."""
+    return f"**{title(text or paper_id, limit)}** ({code(paper_id)})"
 
 
 def pages(source: str, size: int, *, limit: int | None = None) -> list[str]:

@@ -10,7 +10,7 @@ import os
 import re
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -373,16 +373,3 @@ def shard_plan(settings: Settings) -> tuple[int, list[tuple[int, ...]]]:
         plan.append(tuple(ids[start:end]))
         start = end
     return count, plan
-
-
-def describe(settings: Settings) -> list[tuple[str, str]]:
-    """(name, value) pairs for logs and ``/admin stats``, with the token masked."""
-    rows = []
-    for item in fields(settings):
-        value = getattr(settings, item.name)
-        if item.name == "discord_token":
-            value = "set" if value else "unset"
-        elif item.name == "database_url" and value:
-            value = mask_url(value)
-        rows.append((item.name, str(value)))
-    return rows

@@ -725,11 +725,16 @@ SPLIT_MIN_BYTES = 4 << 20
 
 @dataclass(slots=True)
 class RecordKey:
-    """What de-duplication and ids need of a record."""
+    """What de-duplication and ids need of a record (see :class:`retrieval.corpus.Dedup`)."""
 
     source: str
     explicit_id: str | None
     digest: bytes
+    key: bytes = b""  # the abstract's digest
+    names: int = 0  # how many authors
+    et_al: bool = False
+    lead: str = ""  # the first author's surname (see retrieval.corpus.author_lead)
+    notes: tuple[SkippedBlock, ...] = ()
 
 
 @dataclass(slots=True)
@@ -751,6 +756,7 @@ class FileOutput:
     # the catalogue's text, when the worker wrote it to its file (then ``catalogue.text`` is empty):
     # the file, where it starts, its bytes
     text_at: tuple[str, int, int] | None = None
+    rejected: SkippedBlock | None = None  # the file was not read (why)
 
 
 _PROCESS_TOKENIZER: ChunkTokenizer | None = None
@@ -883,7 +889,7 @@ def process_file(
     has an empty title field, derived when the paper is shown (see :class:`Paper.title_derived
     <retrieval.models.Paper>`)."""
     global _PROCESS_TOKENIZER
-    from retrieval.corpus import own_title, read_file, read_piece
+    from retrieval.corpus import author_lead, own_title, read_file, read_piece
 
     capture = _Capture() if capture_logs else None
     root = logging.getLogger("retrieval")
@@ -899,7 +905,8 @@ def process_file(
             result = read_file(path, display, headers)
         else:
             result, bad_line, ok = read_piece(path, display, headers, piece)
-        keys = [RecordKey(r.source, r.explicit_id, r.digest) for r in result.records]
+        keys = [RecordKey(r.source, r.explicit_id, r.digest, r.key, len(r.authors), r.et_al,
+                          author_lead(r.authors), tuple(r.notes)) for r in result.records]  # fmt: skip
         records = [r for i, r in enumerate(result.records) if i not in drop] if drop else result.records
         papers = []
         for r in records:
@@ -930,7 +937,8 @@ def process_file(
             root.setLevel(level)
     logs = capture.records if capture is not None else []
     return FileOutput(keys, result.skipped, result.cp1252, catalogue, chunks, logs, bad_line, ok,
-                      _new_worker_terms() if store is not None else None, text_at)  # fmt: skip
+                      _new_worker_terms() if store is not None else None, text_at,
+                      result.rejected)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -951,6 +959,9 @@ class CorpusBuild:
     skipped: tuple[SkippedBlock, ...]
     cp1252_files: tuple[str, ...]
     ignored_files: tuple[str, ...]
+    blocks: int = 0
+    notes: tuple[SkippedBlock, ...] = ()
+    rejected: tuple[SkippedBlock, ...] = ()
 
 
 def build_corpus(
@@ -1039,24 +1050,37 @@ def _build(
 ) -> CorpusBuild:
     from retrieval.corpus import area_key, canonical_areas, display_path, no_paper_error
 
-    try:
-        builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, plan, displays, headers, spill, postings_spill, keep_tokens, workers, progress, chunk_docs,
-            store,
-        )
-    except BrokenProcessPool as exc:
-        # e.g. a script without an ``if __name__ == "__main__"`` guard (spawn re-runs it)
-        log.warning("the index build's worker processes failed (%s); building in this process", exc)
-        for fh in (spill, postings_spill):
+    def again(fh_list: Sequence[BinaryIO | None]) -> None:
+        for fh in fh_list:
             if fh is not None:
                 fh.seek(0)
                 fh.truncate()
-        builder, merger, dedup, kept, skipped, cp1252 = _read_files(
-            files, plan, displays, headers, spill, postings_spill, keep_tokens, 0, progress, chunk_docs, None,
-        )
+
+    def read(workers: int, store: tuple[str, str] | None, winners: dict[bytes, str] | None) -> _Read:
+        try:
+            return _read_files(files, plan, displays, headers, spill, postings_spill, keep_tokens, workers,
+                               progress, chunk_docs, store, winners)  # fmt: skip
+        except BrokenProcessPool as exc:
+            # e.g. a script without an ``if __name__ == "__main__"`` guard (spawn re-runs it)
+            log.warning("the index build's worker processes failed (%s); building in this process", exc)
+            again((spill, postings_spill))
+            return _read_files(files, plan, displays, headers, spill, postings_spill, keep_tokens, 0,
+                               progress, chunk_docs, None, winners)  # fmt: skip
+
+    done = read(workers, store, None)
+    if done.dedup.winners is not None:
+        # a fuller author list came after the record kept: read again keeping it (rare: the same
+        # abstract pasted twice, the shorter list first)
+        log.info("the same abstract with a fuller author list later on: reading the corpus again")
+        done.merger.close()
+        again((spill, postings_spill))
+        done = read(workers, store, done.dedup.winners)
+    builder, merger, dedup, kept, skipped, cp1252 = (
+        done.builder, done.merger, done.dedup, done.kept, done.skipped, done.cp1252
+    )
     if not kept:
         merger.close()
-        raise no_paper_error(path, skipped)
+        raise no_paper_error(path, [*done.rejected, *skipped])
     content_ids = dedup.ids()
 
     def id_of(key: RecordKey) -> str:
@@ -1067,6 +1091,7 @@ def _build(
     area_of = [canonical.get(area_key(a), a) if a else "" for a in spellings]
     catalogue, area_names = builder.finish([id_of(k) for k in kept], area_of)
     details = dedup.details(id_of)
+    notes = dedup.notes(kept)
     text_bytes, text_segments = builder.text_bytes, tuple(builder.text_segments)
     content_ids.clear()  # these go before the merged arrays fill (the build's peak)
     del kept, dedup, id_of, builder
@@ -1076,12 +1101,15 @@ def _build(
         area_names=area_names,
         text_bytes=text_bytes,
         text_segments=text_segments,
-        files=tuple(displays),
+        files=tuple(displays),  # every file opened (the report tells the rejected ones apart)
         duplicates=len(details),
         duplicate_details=details,
         skipped=tuple(skipped),
         cp1252_files=tuple(cp1252),
         ignored_files=tuple(display_path(f) for f in ignored),
+        blocks=done.blocks,
+        notes=notes,
+        rejected=tuple(done.rejected),
     )
     try:
         built.merged = merger.finish(None if place is None else lambda shape: place(shape, built))
@@ -1113,7 +1141,10 @@ def _read_files(
     progress: Callable[[str, int, int], None] | None,
     chunk_docs: int,
     store: tuple[str, str] | None = None,
-) -> tuple[CatalogueBuilder, Merger, Any, list[RecordKey], list[SkippedBlock], list[str]]:
+    winners: dict[bytes, str] | None = None,
+) -> _Read:
+    """Read every file (or piece) in corpus order. ``winners``: a second pass (see
+    :attr:`retrieval.corpus.Dedup.winners`), whose warnings the first pass has already logged."""
     from retrieval.corpus import Dedup
 
     pool = (
@@ -1142,10 +1173,12 @@ def _read_files(
 
     builder = CatalogueBuilder(spill)
     merger = Merger(keep_tokens=keep_tokens, spill=postings_spill)
-    dedup = Dedup()
+    dedup = Dedup(winners)
     kept: list[RecordKey] = []
     skipped: list[SkippedBlock] = []
+    rejected: list[SkippedBlock] = []
     cp1252: list[str] = []
+    blocks = 0
     window = max(1, 2 * workers)  # results waiting here stay few: bounded memory
     pending = [run(*unit) for unit in units[:window]]
     submitted = len(pending)
@@ -1176,14 +1209,17 @@ def _read_files(
                 log.debug("%s: the split does not hold; reading the whole file", displays[i])
                 outs = [(None, learn(run(i, None).result()))]
             bad_lines = [out.bad_line for _, out in outs if out.bad_line is not None]
-            if bad_lines:  # the pieces of a split file: one line, as the whole file gives (see corpus.py)
+            # the pieces of a split file: one line, as the whole file gives (see corpus.py), and not
+            # again in a second pass
+            if bad_lines and winners is None:
                 logging.getLogger("retrieval.corpus").info(
                     "%s:%d: not valid UTF-8; read as Windows-1252", displays[i], min(bad_lines)
                 )
             if any(out.cp1252 for _, out in outs):
                 cp1252.append(displays[i])
+            rejected += [out.rejected for _, out in outs if out.rejected is not None]
             for piece, out in outs:
-                for name, level, message in out.logs:
+                for name, level, message in out.logs if winners is None else ():
                     logging.getLogger(name).log(level, "%s", message)
                 drop = frozenset(j for j, key in enumerate(out.keys) if not dedup.keep(key))
                 if drop:  # duplicates of papers read before: made again without them (rare)
@@ -1192,6 +1228,7 @@ def _read_files(
                         raise CorpusError(f"{displays[i]} changed while it was read; load the corpus again")
                     out = again
                 skipped += out.skipped
+                blocks += len(out.keys) + len(out.skipped)
                 kept += [key for j, key in enumerate(out.keys) if j not in drop]
                 builder.add(out.catalogue, out.text_at)
                 for chunk in out.chunks:
@@ -1205,4 +1242,18 @@ def _read_files(
             for future in pending:
                 future.cancel()
             pool.shutdown(wait=True, cancel_futures=True)
-    return builder, merger, dedup, kept, skipped, cp1252
+    return _Read(builder, merger, dedup, kept, skipped, cp1252, rejected, blocks)
+
+
+@dataclass(slots=True)
+class _Read:
+    """What reading a corpus's files gave (see ``_read_files``)."""
+
+    builder: CatalogueBuilder
+    merger: Merger
+    dedup: Any
+    kept: list[RecordKey]
+    skipped: list[SkippedBlock]
+    cp1252: list[str]
+    rejected: list[SkippedBlock]
+    blocks: int

@@ -368,7 +368,8 @@ class PaperTable(Sequence[Paper]):
     Indexing, slicing and iteration work as on a tuple (``table[3]``, ``table[:5]``, ``for p in
     table``); ``table.id(i)`` and ``table.title(i)`` read one field without making the paper. A
     title the source did not give is derived from the abstract the first time it is asked for
-    (:func:`retrieval.titles.derive_title`, ~0.1 ms) and kept (at most :data:`DERIVED_TITLES_KEPT`).
+    (:func:`retrieval.titles.derive_title`, about a millisecond) and kept (at most
+    :data:`DERIVED_TITLES_KEPT`).
     """
 
     def __init__(self, text: Buffer, offsets: np.ndarray, ids: Buffer, id_offsets: np.ndarray,

@@ -19,6 +19,7 @@ from retrieval.english import plural
 from retrieval.errors import QueryError, RetrievalError
 from retrieval.index import BM25Params, Index, Progress, open_index
 from retrieval.models import Answer, Hit, IngestReport, Snippet
+from retrieval.report import counts_line, sections
 from retrieval.search import MAX_K
 
 __all__ = ["main"]
@@ -217,6 +218,7 @@ def _report_json(report: IngestReport) -> str:
             "rejected_files": list(report.rejected_files),
             "cp1252_files": list(report.cp1252_files),
             "ignored_files": list(report.ignored_files),
+            "blocks": report.blocks,
             "from_cache": report.from_cache,
             "build_seconds": report.build_seconds,
             "extra": {k: v for k, v in report.extra.items() if isinstance(v, str | int | float | None)},
@@ -241,29 +243,14 @@ def _print_report(report: IngestReport, index: Index, seconds: float) -> None:
     print(f"{plural(report.papers, 'paper')} from {files}{more}, {source} ({seconds:.2f} s in all)")
     for f in report.files_read:
         print(f"  file: {f}")
-    if rejected:
-        print(f"files rejected: {len(rejected)}")
-        for s in (s for s in report.skipped if s.field == "file"):
-            print(f"  {s.path}: {s.why}")
     terms, postings = plural(len(index.terms), "term"), plural(len(index.post_docs), "posting")
     print(f"ranking: BM25 {index.params.key()}; {terms}, {postings}")
     if report.extra.get("cache"):
         print(f"cache: {report.extra['cache']}")
-    print(f"duplicates dropped: {report.duplicates}")
-    _print_first(report.duplicate_details)
-    print(f"blocks skipped: {len(report.skipped_blocks)}")
-    _print_first(report.skipped_blocks)
-    if report.notes:
-        print(f"papers loaded with a note: {report.noted_papers}")
-        _print_first(report.notes)
-    if report.cp1252_files:
-        print(f"not UTF-8, decoded as Windows-1252: {plural(len(report.cp1252_files), 'file')}")
-        for name in report.cp1252_files[:20]:
-            print(f"  {name}")
-    if report.ignored_files:
-        shown = ", ".join(Path(f).name for f in report.ignored_files[:10])
-        more = f" … and {len(report.ignored_files) - 10} more" if len(report.ignored_files) > 10 else ""
-        print(f"files ignored (not .txt/.jsonl/.ndjson): {len(report.ignored_files):,}: {shown}{more}")
+    print(counts_line(report))
+    for section in sections(report):
+        print(f"{section.title}: {section.count:,}")
+        _print_first(section.lines)
 
 
 # -- commands -------------------------------------------------------------------------------------

@@ -55,7 +55,14 @@ from retrieval.postings import (
 )
 from retrieval.search import search as _search
 from retrieval.search import similar as _similar
-from retrieval.tokenize import _CJK_RE, TOKENIZER_VERSION, _strip_accents, analyze_document, analyze_word
+from retrieval.tokenize import (
+    _CJK_RE,
+    STOPWORDS,
+    TOKENIZER_VERSION,
+    _strip_accents,
+    analyze_document,
+    analyze_word,
+)
 
 __all__ = [
     "BM25Params",
@@ -88,8 +95,10 @@ _ALIGN = 64
 _CRC_MAX_BYTES = 16 << 20
 
 
-#: At most this many titles are derived for one autocomplete answer (~0.1 ms each).
-COMPLETE_DERIVE_MAX = 300
+_STOPWORD_STARTS = frozenset(w[:k] for w in STOPWORDS for k in range(3, len(w) + 1))
+
+#: At most this many titles are derived for one autocomplete answer (about a millisecond each).
+COMPLETE_DERIVE_MAX = 100
 
 
 def _folded_word(word: str) -> str:
@@ -184,8 +193,8 @@ class Index:
         just built, or an index without a cache file) they are found through the index: the papers
         holding, for each typed word, a term that may stem from a word starting with it, are the
         candidates, in corpus order; each one's title is derived (kept once made) and checked. At
-        most :data:`COMPLETE_DERIVE_MAX` titles are derived for one answer, so an answer takes tens
-        of milliseconds at most, even when few candidates match.
+        most :data:`COMPLETE_DERIVE_MAX` titles are derived for one answer, so an answer takes about
+        a tenth of a second at most, even when few candidates match.
         """
         title_file = self.papers.title_file()
         if title_file is not None:
@@ -219,14 +228,14 @@ class Index:
         return self.papers.derived_count() > 0
 
     def _candidates(self, words: Sequence[str]) -> np.ndarray:
-        """The papers (ascending) holding, for every typed word of 3 or more letters (a stopword and
-        CJK text aside), a term that may be the stem of a word starting with it
-        (:func:`_may_stem_from`)."""
+        """The papers (ascending) holding, for every typed word of 3 or more letters (a stopword, the
+        start of one and CJK text aside: the index holds none), a term that may be the stem of a word
+        starting with it (:func:`_may_stem_from`)."""
         docs: np.ndarray | None = None
         vocab = self.core.vocab
         for word in words:
             folded = _folded_word(word)
-            if len(folded) < 3:
+            if len(folded) < 3 or folded in _STOPWORD_STARTS:  # "throug": a title's "through"
                 continue
             tids = [t for t in vocab.starting_with(folded[:3]) if _may_stem_from(vocab.term(t), folded)]
             # a verb whose -ing form drops its e ("usin" of "using", stemmed "use"; "makin", "make")
@@ -1092,6 +1101,7 @@ def open_index(
         skipped=skipped,
         cp1252_files=tuple(corpus_meta["cp1252_files"]),
         ignored_files=tuple(corpus_meta["ignored_files"]),
+        **_counts_of(corpus_meta),
         build_seconds=time.perf_counter() - started,
         from_cache=False,
         extra=extra,
@@ -1186,6 +1196,7 @@ def _cached_report(
         skipped=meta["skipped_blocks"],
         cp1252_files=tuple(str(f) for f in corpus_meta.get("cp1252_files", ())),
         ignored_files=tuple(str(f) for f in corpus_meta.get("ignored_files", ())),
+        **_counts_of(corpus_meta),
         build_seconds=0.0,
         from_cache=True,
         extra={"cache": str(cache_file), "load_seconds": time.perf_counter() - started},
@@ -1273,9 +1284,10 @@ def _build_and_save(
                 "files": list(built.files),
                 "duplicates": built.duplicates,
                 "duplicate_details": list(built.duplicate_details),
-                "skipped": [[s.path, s.line, s.reason] for s in built.skipped],
+                "skipped": [[s.path, s.line, s.reason] for s in _all_skipped(built)],
                 "cp1252_files": list(built.cp1252_files),
                 "ignored_files": list(built.ignored_files),
+                "blocks": built.blocks,
             },
             "areas": built.area_names,
         }
@@ -1361,7 +1373,7 @@ def _build_and_save(
         log.info("built the index of %d papers in %.1f s: read and tokenized %.1f s, arrays %.1f s, "
                  "saved and opened %.1f s", n, total, read_seconds, arrays_seconds,
                  total - read_seconds - arrays_seconds)  # fmt: skip
-        return index, corpus_meta, built.skipped, extra
+        return index, corpus_meta, _all_skipped(built), extra
     finally:
         if writer is not None:
             writer.discard()  # (the file has its name already if it was written)
@@ -1399,6 +1411,17 @@ def id_diff(
 
 def _ids_of(papers: Sequence[Paper]) -> list[str]:
     return papers.ids() if isinstance(papers, PaperTable) else [p.id for p in papers]
+
+
+def _counts_of(corpus_meta: dict[str, Any]) -> dict[str, Any]:
+    """The report's block count as a cache file's header keeps it."""
+    return {"blocks": int(corpus_meta.get("blocks", 0))}
+
+
+def _all_skipped(built: CorpusBuild) -> tuple[SkippedBlock, ...]:
+    """What the report's ``skipped`` holds: the files rejected, the blocks skipped and the notes on
+    papers that loaded (:class:`~retrieval.models.IngestReport` tells them apart by their field)."""
+    return tuple(sorted((*built.rejected, *built.skipped, *built.notes), key=lambda s: (s.path, s.line)))
 
 
 def _report(index: Index, previous: Index | None, **fields: Any) -> IngestReport:

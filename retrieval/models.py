@@ -171,12 +171,12 @@ REPAIRED_FIELDS = frozenset({"id", "url"})
 
 @dataclass(frozen=True, slots=True)
 class SkippedBlock:
-    """A block of a corpus file that could not be parsed, or (``loaded``) a note on one whose paper
+    """A block of a corpus file that could not be read, or (``loaded``) a note on one whose paper
     loaded with a field repaired; ``field`` ``file``: the whole file was rejected."""
 
     path: str
     line: int
-    reason: str  # "field: why" (the field is area, authors, abstract, block, record, id, url or file)
+    reason: str  # "field: why" (area, authors, abstract, title, block, record, id, url or file)
 
     @property
     def field(self) -> str:
@@ -203,12 +203,16 @@ class SkippedBlock:
 class IngestReport:
     """What loading (and indexing) a corpus did.
 
+    The counts add up: ``papers + duplicates + len(skipped_blocks) == blocks``. How a report is
+    worded (by ``paperbot index`` and the reindex reply) is :mod:`retrieval.report`'s.
+
     Attributes:
         files: The corpus files opened, in the order read (:attr:`files_read` leaves out the rejected ones).
         papers: Number of distinct papers loaded.
-        duplicates: Number of blocks/records dropped because the same paper (or id) was already loaded.
-        duplicate_details: One human-readable line per duplicate (``"file:line: duplicate of <id> (first
-            seen file:line)"``, or ``"duplicate id <id>"`` when only an explicit id repeats).
+        duplicates: Number of blocks/records dropped because the same paper (the same abstract, or an
+            explicit id) was loaded from another one.
+        duplicate_details: One human-readable line per duplicate (``"file:line: duplicate of <id>
+            (loaded from file:line)"``, or ``"duplicate id <id>"`` when only an explicit id repeats).
         skipped: Everything the parse reported, with its reason: blocks that could not be parsed
             (:attr:`skipped_blocks`), files rejected whole (:attr:`rejected_files`), and notes on papers
             that loaded with a field repaired (:attr:`notes`).
@@ -220,6 +224,7 @@ class IngestReport:
         from_cache: True when the index was loaded from a valid cache file.
         cp1252_files: Files that were not valid UTF-8 and were decoded as Windows-1252.
         ignored_files: Files of a corpus folder that were not read because of their extension.
+        blocks: Blocks and records read from the files read (papers, duplicates, skipped blocks).
     """
 
     files: tuple[str, ...]
@@ -235,6 +240,7 @@ class IngestReport:
     extra: dict[str, object] = field(default_factory=dict)
     cp1252_files: tuple[str, ...] = ()
     ignored_files: tuple[str, ...] = ()
+    blocks: int = 0
 
     @property
     def rejected_files(self) -> tuple[str, ...]:

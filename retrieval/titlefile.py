@@ -28,6 +28,7 @@ import contextlib
 import json
 import logging
 import mmap
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -184,19 +185,38 @@ class TitleWatch:
         return self._found
 
 
-def derive_all(index: Index, progress: Callable[[int, int], None] | None = None) -> list[str]:
-    """Every paper's derived title, in corpus order ("" for a paper whose source gave its title)."""
+def derive_all(index: Index, workers: int = 1) -> list[str]:
+    """Every paper's derived title, in corpus order ("" for a paper whose source gave its title), by
+    ``workers`` processes forked from this one (they share the memory-mapped index; where fork is
+    not available, or for a small corpus, this process derives them all)."""
+    n = len(index.papers)
+    if workers <= 1 or n < 2 * _CHUNK or "fork" not in multiprocessing.get_all_start_methods():
+        return _derive_range(index, 0, n)
+    global _forked
+    _forked = index
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            chunks = [(a, min(a + _CHUNK, n)) for a in range(0, n, _CHUNK)]
+            return [t for part in pool.imap(_derive_chunk, chunks) for t in part]
+    finally:
+        _forked = None
+
+
+_CHUNK = 2_000  # papers a worker derives at a time
+_forked: Index | None = None  # the index the forked workers read (set in the parent before forking)
+
+
+def _derive_range(index: Index, start: int, stop: int) -> list[str]:
     from retrieval.titles import derive_title
 
     papers = index.papers
-    n = len(papers)
-    titles = [""] * n
-    for i in range(n):
-        if papers.title_is_derived(i):
-            titles[i] = derive_title(papers.abstract(i))
-        if progress is not None and (i + 1) % 10_000 == 0:
-            progress(i + 1, n)
-    return titles
+    derived = papers.title_is_derived
+    return [derive_title(papers.abstract(i)) if derived(i) else "" for i in range(start, stop)]
+
+
+def _derive_chunk(bounds: tuple[int, int]) -> list[str]:
+    assert _forked is not None  # noqa: S101 - set before the pool forks
+    return _derive_range(_forked, *bounds)
 
 
 def _tmp_path(path: Path, pid: int | None = None) -> Path:
@@ -209,8 +229,10 @@ def write_title_file(
     path: Path,
     titles: Sequence[str] | None = None,
     still_current: Callable[[], bool] | None = None,
+    workers: int = 1,
 ) -> bool:
-    """Derive (unless given) and write the titles of ``index`` to ``path``, atomically. When
+    """Derive (unless given; by ``workers`` processes) and write the titles of ``index`` to ``path``,
+    atomically. When
     ``still_current()`` says, once the titles are derived, that the cache holds another build now,
     nothing is written. Returns whether the file was written.
 
@@ -221,7 +243,7 @@ def write_title_file(
     tmp = _tmp_path(path)
     tmp.touch()  # tells another opener that this process is writing the file
     try:
-        titles = derive_all(index) if titles is None else titles
+        titles = derive_all(index, workers) if titles is None else titles
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()

@@ -1,5 +1,6 @@
 """``python -m retrieval.titlewriter CACHE``: derive and write the title file of a cache file (see
-:mod:`retrieval.titlefile`), in a process of its own at a low priority. Started by
+:mod:`retrieval.titlefile`), in a process of its own at a low priority, with a worker process per
+core (forked: they read the same memory-mapped index). Started by
 :func:`retrieval.titlefile.ensure_titles` once a big corpus's index is handed over; nothing imports
 this module (it reads the index, which imports :mod:`retrieval.titlefile`)."""
 
@@ -37,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
                 except ValueError:
                     return False
 
-            if write_title_file(index, path, still_current=same_build):
+            if write_title_file(index, path, still_current=same_build, workers=os.cpu_count() or 1):
                 return 0
     except (OSError, ValueError) as exc:
         print(f"paperbot: could not write the titles of {cache_file}: {exc}", file=sys.stderr)  # noqa: T201

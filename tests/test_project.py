@@ -62,7 +62,10 @@ def _modules(path: Path) -> set[str]:
 )
 def test_cogs_do_not_depend_on_each_other(path: Path) -> None:
     """A cog can be loaded, removed or rewritten alone: shared UI lives in bot/ui, never in a cog."""
-    assert not {m for m in _modules(path) if m.startswith("bot.cogs.")}
+    cogs = ROOT / "bot" / "cogs"
+    others = {m for m in _modules(path) if m.startswith("bot.cogs.")}
+    # ``from bot.cogs import Cog`` takes the package's shared base; a cog module is a file beside it.
+    assert not {m for m in others if (cogs / f"{m.split('.')[2]}.py").exists()}
 
 
 def test_config_file_documents_the_code_defaults() -> None:

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
+from bot.cogs import Cog
 from bot.errors import NotAdmin
 from bot.i18n import register
 from bot.ui import embeds as E
@@ -58,7 +58,7 @@ TRANSLATIONS_ZH: dict[str, str] = {
 }
 
 
-class AdminCog(commands.Cog, name="Admin"):
+class AdminCog(Cog, name="Admin"):
     """Operating the bot from Discord."""
 
     admin = app_commands.Group(
@@ -67,9 +67,6 @@ class AdminCog(commands.Cog, name="Admin"):
         # Only a hint for the client (server admins can override it); ensure_admin is the real check.
         default_permissions=discord.Permissions(administrator=True),
     )
-
-    def __init__(self, bot: PaperBot) -> None:
-        self.bot = bot
 
     async def ensure_admin(self, interaction: discord.Interaction) -> None:
         """Raise :class:`~bot.errors.NotAdmin` unless the user is an owner or in ADMIN_USER_IDS."""

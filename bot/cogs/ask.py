@@ -24,6 +24,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import PaperBot
+from bot.cogs import ShortText
 from bot.cooldown import shared_cooldown, wait_message
 from bot.errors import describe_query_error, new_error_id
 from bot.i18n import register
@@ -68,7 +69,7 @@ class AskCog(commands.Cog, name="Ask"):
         self,
         interaction: discord.Interaction,
         question: app_commands.Range[str, 1, 500],
-        paper: app_commands.Range[str, 1, 100] | None = None,
+        paper: ShortText | None = None,
         public: bool = False,
     ) -> None:
         """Ask a research question; get quoted sentences with citations."""

@@ -9,29 +9,25 @@ handler, which shows their sentence ephemerally.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
 from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
+from bot.cogs import Cog, ShortText, corpus_papers, user_lists, user_lists_or_new, user_saved_papers
 from bot.i18n import register
 from bot.services.base import Confirmation, Notice
 from bot.services.club import NOT_IN_A_SERVER
 from bot.services.transfer import FORMATS, ExportFile
-from bot.store import NOTE_MAX, StoreError
-from bot.ui import embeds as E
+from bot.store import NOTE_MAX
 from bot.ui import respond
-from bot.ui.choices import id_choices, suggestion_choices
 from bot.ui.library import LIST_NOT_YOURS, ConfirmView, SavedListSource, lists_embed
 from bot.ui.paginator import Paginator
 
 if TYPE_CHECKING:
     from bot.app import PaperBot
-    from bot.services.registry import Services
 
 log = logging.getLogger(__name__)
 
@@ -86,69 +82,18 @@ TRANSLATIONS_ZH: dict[str, str] = {
 }
 
 
-class LibraryCog(commands.Cog, name="Library"):
+class LibraryCog(Cog, name="Library"):
     """Saving papers into personal lists, and getting them back out."""
 
     list_group = app_commands.Group(name="list", description="Manage your saved-paper lists")
 
-    def __init__(self, bot: PaperBot) -> None:
-        self.bot = bot
-
-    @property
-    def services(self) -> Services:
-        """The bot's services (opened in setup_hook before any cog loads)."""
-        return self.bot.services
-
-    # -- helpers --------------------------------------------------------------------------------
-
-    async def _reply(self, interaction: discord.Interaction, text: str, **kwargs: object) -> None:
-        """Answer ephemerally, whether or not the interaction was deferred."""
-        await respond.send(interaction, E.fit_content(text), ephemeral=True, **kwargs)
-
     async def _confirm(self, interaction: discord.Interaction, asked: Confirmation | Notice) -> None:
         """Ask the service's question with Confirm / Cancel, or say why there is nothing to ask."""
         if isinstance(asked, Notice):
-            await self._reply(interaction, asked.text)
+            await self.reply(interaction, asked)
             return
         view = ConfirmView(owner=interaction.user, confirmation=asked, timeout=self.bot.settings.view_timeout)
         await view.start(interaction)
-
-    # -- autocomplete ---------------------------------------------------------------------------
-
-    async def corpus_id_autocomplete(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        """Paper ids of the corpus starting with what was typed, then titles containing its words."""
-        return id_choices(await asyncio.to_thread(self.services.search.paper_ids, current))
-
-    async def saved_id_autocomplete(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        """The user's own saved papers matching what was typed (id prefix or words of the title)."""
-        try:
-            return suggestion_choices(
-                await self.services.library.saved_suggestions(interaction.user.id, current)
-            )
-        except StoreError as exc:  # autocomplete can't show an error; an empty list is the honest answer
-            log.warning("saved-id autocomplete failed: %s", exc)
-            return []
-
-    async def list_autocomplete(
-        self, interaction: discord.Interaction, current: str, *, new: bool = False
-    ) -> list[app_commands.Choice[str]]:
-        """The user's lists containing what was typed, with their counts (``new``: and a new list)."""
-        try:
-            found = await self.services.library.list_suggestions(interaction.user.id, current, new=new)
-        except StoreError as exc:
-            log.warning("list autocomplete failed: %s", exc)
-            return []
-        return suggestion_choices(found)
-
-    async def new_or_existing_list_autocomplete(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        """Like :meth:`list_autocomplete`, plus what was typed (as a new list) and the default list."""
-        return await self.list_autocomplete(interaction, current, new=True)
 
     # -- /save /unsave --------------------------------------------------------------------------
 
@@ -159,28 +104,17 @@ class LibraryCog(commands.Cog, name="Library"):
         note="A short note to keep with the paper",
     )
     @app_commands.rename(paper_id="id", list_name="list")
+    @app_commands.autocomplete(paper_id=corpus_papers, list_name=user_lists_or_new)
     async def save(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        paper_id: ShortText,
+        list_name: ShortText | None = None,
         note: app_commands.Range[str, 1, NOTE_MAX] | None = None,
     ) -> None:
         """Save a paper to one of your lists."""
         notice = await self.services.library.save(interaction.user.id, paper_id, list_name, note)
-        await self._reply(interaction, notice.text)
-
-    @save.autocomplete("paper_id")
-    async def _save_id_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.corpus_id_autocomplete(interaction, current)
-
-    @save.autocomplete("list_name")
-    async def _save_list_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.new_or_existing_list_autocomplete(interaction, current)
+        await self.reply(interaction, notice)
 
     @app_commands.command(name="unsave", description="Remove a paper from your lists")
     @app_commands.describe(
@@ -188,42 +122,32 @@ class LibraryCog(commands.Cog, name="Library"):
         list_name="Only this list (default: every list holding it)",
     )
     @app_commands.rename(paper_id="id", list_name="list")
+    @app_commands.autocomplete(paper_id=user_saved_papers, list_name=user_lists)
     async def unsave(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        paper_id: ShortText,
+        list_name: ShortText | None = None,
     ) -> None:
         """Remove a paper from your lists."""
         notice = await self.services.library.unsave(interaction.user.id, paper_id, list_name)
-        await self._reply(interaction, notice.text)
-
-    @unsave.autocomplete("paper_id")
-    async def _unsave_id_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.saved_id_autocomplete(interaction, current)
-
-    @unsave.autocomplete("list_name")
-    async def _unsave_list_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.list_autocomplete(interaction, current)
+        await self.reply(interaction, notice)
 
     # -- /saved /lists ----------------------------------------------------------------------------
 
     @app_commands.command(name="saved", description="Show the papers in one of your lists")
     @app_commands.describe(list_name="Which list to show (default: reading)")
     @app_commands.rename(list_name="list")
+    @app_commands.autocomplete(list_name=user_lists)
     async def saved(
-        self, interaction: discord.Interaction, list_name: app_commands.Range[str, 1, 100] | None = None
+        self, interaction: discord.Interaction, list_name: ShortText | None = None
     ) -> None:
         """Show the papers in one of your lists."""
         user_id = interaction.user.id
         library = self.services.library
         first = await library.saved(user_id, list_name)
         if isinstance(first, Notice):
-            await self._reply(interaction, first.text)
+            await self.reply(interaction, first)
             return
 
         async def fetch(index: int):  # noqa: ANN202 - returns SavedListPage
@@ -237,18 +161,12 @@ class LibraryCog(commands.Cog, name="Library"):
         )
         await view.start(interaction, ephemeral=True)
 
-    @saved.autocomplete("list_name")
-    async def _saved_list_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.list_autocomplete(interaction, current)
-
     @app_commands.command(name="lists", description="Show your lists and how many papers each holds")
     async def lists(self, interaction: discord.Interaction) -> None:
         """Show your lists and how many papers each holds."""
         overview = await self.services.library.lists(interaction.user.id)
         if isinstance(overview, Notice):
-            await self._reply(interaction, overview.text)
+            await self.reply(interaction, overview)
             return
         await respond.send(interaction, embed=lists_embed(overview), ephemeral=True)
 
@@ -257,43 +175,33 @@ class LibraryCog(commands.Cog, name="Library"):
     @list_group.command(name="create", description="Create an empty list")
     @app_commands.describe(name="Name of the new list (letters, digits, spaces, - and _)")
     async def list_create(
-        self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100]
+        self, interaction: discord.Interaction, name: ShortText
     ) -> None:
         """Create an empty list."""
         notice = await self.services.library.create_list(interaction.user.id, name)
-        await self._reply(interaction, notice.text)
+        await self.reply(interaction, notice)
 
     @list_group.command(name="rename", description="Rename one of your lists")
     @app_commands.describe(old="The list to rename", new="The new name")
+    @app_commands.autocomplete(old=user_lists)
     async def list_rename(
         self,
         interaction: discord.Interaction,
-        old: app_commands.Range[str, 1, 100],
-        new: app_commands.Range[str, 1, 100],
+        old: ShortText,
+        new: ShortText,
     ) -> None:
         """Rename one of your lists."""
         notice = await self.services.library.rename_list(interaction.user.id, old, new)
-        await self._reply(interaction, notice.text)
-
-    @list_rename.autocomplete("old")
-    async def _rename_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.list_autocomplete(interaction, current)
+        await self.reply(interaction, notice)
 
     @list_group.command(name="delete", description="Delete a list and the papers saved in it")
     @app_commands.describe(name="The list to delete")
+    @app_commands.autocomplete(name=user_lists)
     async def list_delete(
-        self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100]
+        self, interaction: discord.Interaction, name: ShortText
     ) -> None:
         """Delete a list and the papers saved in it."""
         await self._confirm(interaction, await self.services.library.delete_list(interaction.user.id, name))
-
-    @list_delete.autocomplete("name")
-    async def _delete_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.list_autocomplete(interaction, current)
 
     @list_group.command(name="move", description="Move a saved paper to another list")
     @app_commands.describe(
@@ -302,34 +210,17 @@ class LibraryCog(commands.Cog, name="Library"):
         from_list="The list it is in now (default: the only list holding it)",
     )
     @app_commands.rename(paper_id="id", from_list="from")
+    @app_commands.autocomplete(paper_id=user_saved_papers, to=user_lists_or_new, from_list=user_lists)
     async def list_move(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
-        to: app_commands.Range[str, 1, 100],
-        from_list: app_commands.Range[str, 1, 100] | None = None,
+        paper_id: ShortText,
+        to: ShortText,
+        from_list: ShortText | None = None,
     ) -> None:
         """Move a saved paper to another list."""
         notice = await self.services.library.move(interaction.user.id, paper_id, to, from_list)
-        await self._reply(interaction, notice.text)
-
-    @list_move.autocomplete("paper_id")
-    async def _move_id_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.saved_id_autocomplete(interaction, current)
-
-    @list_move.autocomplete("to")
-    async def _move_to_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.new_or_existing_list_autocomplete(interaction, current)
-
-    @list_move.autocomplete("from_list")
-    async def _move_from_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.list_autocomplete(interaction, current)
+        await self.reply(interaction, notice)
 
     @list_group.command(name="note", description="Set or clear the note on a saved paper")
     @app_commands.describe(
@@ -338,28 +229,17 @@ class LibraryCog(commands.Cog, name="Library"):
         list_name="Only in this list (default: every list holding it)",
     )
     @app_commands.rename(paper_id="id", list_name="list")
+    @app_commands.autocomplete(paper_id=user_saved_papers, list_name=user_lists)
     async def list_note(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
+        paper_id: ShortText,
         note: app_commands.Range[str, 1, NOTE_MAX] | None = None,
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        list_name: ShortText | None = None,
     ) -> None:
         """Set or clear the note on a saved paper."""
         notice = await self.services.library.set_note(interaction.user.id, paper_id, note, list_name)
-        await self._reply(interaction, notice.text)
-
-    @list_note.autocomplete("paper_id")
-    async def _note_id_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.saved_id_autocomplete(interaction, current)
-
-    @list_note.autocomplete("list_name")
-    async def _note_list_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.list_autocomplete(interaction, current)
+        await self.reply(interaction, notice)
 
     # -- /export /import ------------------------------------------------------------------------
 
@@ -371,17 +251,18 @@ class LibraryCog(commands.Cog, name="Library"):
     )
     @app_commands.rename(fmt="format", list_name="list")
     @app_commands.choices(fmt=EXPORT_FORMATS, scope=EXPORT_SCOPES)
+    @app_commands.autocomplete(list_name=user_lists)
     async def export(
         self,
         interaction: discord.Interaction,
         fmt: app_commands.Choice[str],
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        list_name: ShortText | None = None,
         scope: app_commands.Choice[str] | None = None,
     ) -> None:
         """Download your saved papers as BibTeX, Markdown or JSON."""
         if scope is not None and scope.value == "club":
             if interaction.guild_id is None:
-                await self._reply(interaction, NOT_IN_A_SERVER)
+                await self.reply(interaction, NOT_IN_A_SERVER)
                 return
             result = await self.services.club.export(
                 interaction.guild_id, fmt.value, size_limit=interaction.filesize_limit
@@ -392,15 +273,9 @@ class LibraryCog(commands.Cog, name="Library"):
             )
         if isinstance(result, ExportFile):
             file = discord.File(io.BytesIO(result.data), filename=result.filename)
-            await self._reply(interaction, result.text, file=file)
+            await self.reply(interaction, result.text, file=file)
         else:
-            await self._reply(interaction, result.text)
-
-    @export.autocomplete("list_name")
-    async def _export_list_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await self.list_autocomplete(interaction, current)
+            await self.reply(interaction, result.text)
 
     @app_commands.command(name="import", description="Add papers from a paperbot JSON export to your lists")
     @app_commands.describe(
@@ -412,23 +287,23 @@ class LibraryCog(commands.Cog, name="Library"):
         self,
         interaction: discord.Interaction,
         file: discord.Attachment,
-        list_name: app_commands.Range[str, 1, 100] | None = None,
+        list_name: ShortText | None = None,
     ) -> None:
         """Add papers from a paperbot JSON export to your lists."""
         transfer = self.services.transfer
         refused = transfer.check_import(file.filename, file.size)
         if refused is not None:
-            await self._reply(interaction, refused.text)
+            await self.reply(interaction, refused)
             return
         await respond.defer(interaction, ephemeral=True, thinking=True)
         try:
             data = await file.read()
         except discord.HTTPException as exc:
             log.warning("could not download import attachment %s: %s", file.id, exc)
-            await self._reply(interaction, "I couldn't download that file from Discord; please try again.")
+            await self.reply(interaction, "I couldn't download that file from Discord; please try again.")
             return
         notice = await transfer.import_json(interaction.user.id, data, list_name)
-        await self._reply(interaction, notice.text)
+        await self.reply(interaction, notice)
 
     # -- /forgetme ----------------------------------------------------------------------------
 

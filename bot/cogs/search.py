@@ -3,32 +3,22 @@ bot/services/papers.py; rendering: bot/ui/results.py)."""
 
 from __future__ import annotations
 
-import asyncio
+import io
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from bot.app import PaperBot
+from bot.cogs import Cog, ShortText, corpus_areas, corpus_papers
 from bot.cooldown import shared_cooldown
-from bot.services.registry import Services
 from bot.services.search import ResultPage
 from bot.ui import embeds as E
 from bot.ui import respond
-from bot.ui.choices import area_choices, id_choices
 from bot.ui.results import PaperView, show_results, show_similar
 
 
-class SearchCog(commands.Cog, name="Search"):
+class SearchCog(Cog, name="Search"):
     """Finding and reading papers."""
-
-    def __init__(self, bot: PaperBot) -> None:
-        self.bot = bot
-
-    @property
-    def services(self) -> Services:
-        """The bot's services (set in setup_hook, before any command can run)."""
-        return self.bot.services
 
     @app_commands.command(name="search", description="Search the paper abstracts (BM25)")
     @app_commands.describe(
@@ -38,13 +28,14 @@ class SearchCog(commands.Cog, name="Search"):
         limit="Results per page (1-10)",
         public="Show the results to everyone in the channel",
     )
+    @app_commands.autocomplete(area=corpus_areas)
     @shared_cooldown()
     async def search(
         self,
         interaction: discord.Interaction,
         query: app_commands.Range[str, 1, 300],
-        area: app_commands.Range[str, 1, 100] | None = None,
-        author: app_commands.Range[str, 1, 100] | None = None,
+        area: ShortText | None = None,
+        author: ShortText | None = None,
         limit: app_commands.Range[int, 1, 10] | None = None,
         public: bool = False,
     ) -> None:
@@ -59,39 +50,32 @@ class SearchCog(commands.Cog, name="Search"):
         # Ranking takes milliseconds, so no defer; a bad query raises QueryError here, before any reply.
         await show_results(self.services, interaction, await fetch(0), fetch, ephemeral=not public)
 
-    @search.autocomplete("area")
-    async def area_autocomplete(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        """Areas of the corpus starting with (then containing) what was typed."""
-        return area_choices(self.services.search.areas(current))
-
     @app_commands.command(name="paper", description="Show a paper's full abstract")
     @app_commands.describe(
         paper_id="The paper's id (start typing to search titles)",
         public="Show the results to everyone in the channel",
     )
     @app_commands.rename(paper_id="id")
+    @app_commands.autocomplete(paper_id=corpus_papers)
     async def paper(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
+        paper_id: ShortText,
         public: bool = False,
     ) -> None:
         """Show a paper's full abstract."""
         page = await self.services.papers.paper(interaction.user.id, paper_id)
+        reply = E.paper_reply(page.paper, saved=page.saved)
         view = PaperView(self.services, page.paper.id, ephemeral=not public)
+        attached = {}
+        if reply.file is not None:  # an abstract longer than the messages hold, whole
+            attached["file"] = discord.File(io.BytesIO(reply.file[1]), filename=reply.file[0])
         sent = await respond.send(
-            interaction, embeds=E.paper_embeds(page.paper, saved=page.saved), view=view, ephemeral=not public
+            interaction, embeds=reply.messages[0], view=view, ephemeral=not public, **attached
         )
         view.attach(sent, interaction)
-
-    @paper.autocomplete("paper_id")
-    async def paper_id_autocomplete(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        """Paper ids starting with what was typed, then titles containing its words."""
-        return id_choices(await asyncio.to_thread(self.services.search.paper_ids, current))
+        for embeds in reply.messages[1:]:  # the rest of a long abstract
+            await respond.send(interaction, embeds=embeds, ephemeral=not public)
 
     @app_commands.command(name="similar", description="Papers similar to a given paper")
     @app_commands.describe(
@@ -99,22 +83,16 @@ class SearchCog(commands.Cog, name="Search"):
         public="Show the results to everyone in the channel",
     )
     @app_commands.rename(paper_id="id")
+    @app_commands.autocomplete(paper_id=corpus_papers)
     @shared_cooldown()
     async def similar(
         self,
         interaction: discord.Interaction,
-        paper_id: app_commands.Range[str, 1, 100],
+        paper_id: ShortText,
         public: bool = False,
     ) -> None:
         """Papers similar to a given paper."""
         await show_similar(self.services, interaction, paper_id, ephemeral=not public)
-
-    @similar.autocomplete("paper_id")
-    async def similar_id_autocomplete(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        """Paper ids starting with what was typed, then titles containing its words."""
-        return id_choices(await asyncio.to_thread(self.services.search.paper_ids, current))
 
 
 async def setup(bot: PaperBot) -> None:

@@ -17,8 +17,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import PaperBot
+from bot.cogs import Cog, ShortText, user_watches
 from bot.i18n import register
-from bot.services.registry import Services
 from bot.services.watch import DirectMessage
 from bot.store import StoreError
 from bot.ui import embeds as E
@@ -44,7 +44,7 @@ TRANSLATIONS_ZH: dict[str, str] = {
 }
 
 
-class WatchCog(commands.Cog, name="Watch"):
+class WatchCog(Cog, name="Watch"):
     """Saved queries whose new matches come by DM."""
 
     watch = app_commands.Group(
@@ -52,13 +52,8 @@ class WatchCog(commands.Cog, name="Watch"):
     )
 
     def __init__(self, bot: PaperBot) -> None:
-        self.bot = bot
+        super().__init__(bot)
         self.deliveries: set[asyncio.Task[None]] = set()
-
-    @property
-    def services(self) -> Services:
-        """The bot's services (set in setup_hook, before any command can run)."""
-        return self.bot.services
 
     @watch.command(
         name="add", description="Watch a query: new matching papers are sent to you by DM after each reindex"
@@ -72,37 +67,27 @@ class WatchCog(commands.Cog, name="Watch"):
         self,
         interaction: discord.Interaction,
         query: app_commands.Range[str, 1, 300],
-        area: app_commands.Range[str, 1, 100] | None = None,
-        author: app_commands.Range[str, 1, 100] | None = None,
+        area: ShortText | None = None,
+        author: ShortText | None = None,
     ) -> None:
         """Watch a query."""
         notice = await self.services.watch.add(interaction.user.id, query, area, author)
-        await respond.send(interaction, E.fit_content(notice.text), ephemeral=True)
+        await self.reply(interaction, notice)
 
     @watch.command(name="list", description="Show your watches")
     async def list_(self, interaction: discord.Interaction) -> None:
         """Show your watches."""
         notice = await self.services.watch.list(interaction.user.id)
-        await respond.send(interaction, E.fit_content(notice.text), ephemeral=True)
+        await self.reply(interaction, notice)
 
     @watch.command(name="remove", description="Stop watching a query")
     @app_commands.describe(watch_id="The watch's number (from /watch list)")
     @app_commands.rename(watch_id="id")
+    @app_commands.autocomplete(watch_id=user_watches)
     async def remove(self, interaction: discord.Interaction, watch_id: app_commands.Range[int, 1]) -> None:
         """Stop watching a query."""
         notice = await self.services.watch.remove(interaction.user.id, watch_id)
-        await respond.send(interaction, E.fit_content(notice.text), ephemeral=True)
-
-    @remove.autocomplete("watch_id")
-    async def _remove_ac(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[int]]:
-        try:
-            found = await self.services.watch.suggestions(interaction.user.id, str(current))
-        except StoreError as exc:
-            log.warning("watch autocomplete failed: %s", exc)
-            return []
-        return [app_commands.Choice(name=label, value=wid) for label, wid in found]
+        await self.reply(interaction, notice)
 
     # -- after a reindex ----------------------------------------------------------------------
 

@@ -35,14 +35,14 @@ Progress = Callable[[str, int, int], Awaitable[None] | None]
 
 @dataclass(frozen=True)
 class ReindexPlan:
-    """Which corpus a reindex will read: ``corpus`` (``path`` as given, else the configured
-    CORPUS_PATH), ``shown`` for text, and whether it is the configured corpus.
+    """Which corpus a reindex will read: ``corpus`` (the path given, else the configured
+    CORPUS_PATH; always explicit, since the engine's default is the corpus it serves now), ``shown``
+    for text, and whether it is the configured corpus.
 
     The rule: a plain ``/admin reindex`` always rebuilds the configured corpus (CORPUS_PATH), as a
     restart does; ``path:`` serves another corpus until the next plain reindex or restart.
     """
 
-    path: str | None
     corpus: str
     shown: str
     configured: bool = True
@@ -121,7 +121,6 @@ class AdminService:
         configured = str(Path(self.ctx.settings.corpus_path).expanduser())
         corpus = str(Path(given).expanduser()) if given else configured
         return ReindexPlan(
-            path=corpus,  # always explicit: the engine's default is the corpus it serves now
             corpus=corpus,
             shown=truncate(corpus, 200),
             configured=Path(corpus).resolve() == Path(configured).resolve(),
@@ -133,7 +132,7 @@ class AdminService:
         before = await store.stats()
         started = time.monotonic()
         try:
-            report = await engine.reindex(plan.path, progress=progress)
+            report = await engine.reindex(plan.corpus, progress=progress)
         except (ReindexInProgress, ReindexFailed) as exc:
             where = truncate(str(engine.corpus_path), 200)
             still = f"Still serving {plural(len(engine), 'paper')} from `{where}`."

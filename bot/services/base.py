@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot import render
-from bot.render import code
 from retrieval.models import Paper
 
 if TYPE_CHECKING:
@@ -33,8 +32,7 @@ class Context:
     def title(self, paper_id: str, fallback: str | None = None) -> str:
         """``**Title** (`id`)`` for messages: the corpus title, else ``fallback``, else the id."""
         paper = self.engine.get(paper_id)
-        title = (paper.title if paper is not None else (fallback or paper_id)).strip()
-        return f"**{render.title(title, 150)}** ({code(paper_id)})"
+        return render.named((paper.title if paper is not None else fallback or "").strip(), paper_id)
 
     async def close(self) -> None:
         """Stop following the shared index, then close the store, once."""

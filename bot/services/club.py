@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot import render
-from bot.export import to_bibtex, to_json, to_markdown
+from bot.export import render_export
+from bot.limits import MAX_CHOICES, OPTION_LIMIT
 from bot.render import code, truncate
 from bot.services.base import Context, Notice
 from bot.services.transfer import FORMATS, ExportFile
@@ -88,8 +89,7 @@ class ClubService:
             return Notice(
                 f"Paper {code(paper_id.strip())} is not on this server's reading list. /club show lists it."
             )
-        title = render.title(entry.title or entry.paper_id, 150)
-        return Notice(f"Removed **{title}** ({code(entry.paper_id)}) from this server's reading list.")
+        return Notice(f"Removed {render.named(entry.title, entry.paper_id)} from this server's reading list.")
 
     async def show(self, guild_id: int) -> ClubPage | Notice:
         """/club show: the entries, or a notice when the list is empty."""
@@ -106,10 +106,10 @@ class ClubService:
         """``(label, id)`` of the list's papers whose id or title contains what was typed."""
         needle = typed.strip().casefold()
         return [
-            (truncate(f"{e.paper_id} — {e.title}", 100), e.paper_id)
+            (truncate(f"{e.paper_id} — {e.title}", OPTION_LIMIT), e.paper_id)
             for e in await self.ctx.store.club_list(guild_id)
             if not needle or needle in f"{e.paper_id} {e.title}".casefold()
-        ][:25]
+        ][:MAX_CHOICES]
 
     async def export(self, guild_id: int, fmt: str, *, size_limit: int | None = None) -> ExportFile | Notice:
         """/export scope:club: the server's list as ``bib``, ``md`` or ``json``."""
@@ -133,8 +133,7 @@ class ClubService:
             )
             for e in entries
         ]
-        render = {"bib": to_bibtex, "md": to_markdown, "json": to_json}[fmt]
-        text = await asyncio.to_thread(render, items)
+        text = await asyncio.to_thread(render_export, fmt, items, corpus=engine.get)
         data = text.encode("utf-8")
         if size_limit is not None and len(data) > size_limit:
             return Notice(f"That export is {len(data) / 1e6:.1f} MB, over Discord's upload limit here.")

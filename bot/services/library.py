@@ -8,9 +8,11 @@ they are; each store method is one transaction, so nothing is half-done.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot import render
+from bot.limits import MAX_CHOICES
 from bot.render import code, truncate
 from bot.services.base import Confirmation, Context, Notice, Suggestion
 from bot.services.search import page_count
@@ -21,12 +23,17 @@ log = logging.getLogger(__name__)
 
 HOW_TO_SAVE = "Save papers with /save or the Save select under /search results."
 #: Most suggestions an autocomplete answer holds (Discord's limit).
-MAX_SUGGESTIONS = 25
 
 
 def list_label(name: str) -> str:
     """A list name shown in text (names are letters, digits, spaces, - and _, so nothing to escape)."""
     return f"“{name}”"
+
+
+def find_list(lists: Iterable[ListInfo], name: str) -> ListInfo | None:
+    """The list of ``lists`` called ``name`` (ignoring case and runs of spaces, as the store does)."""
+    key = list_key(" ".join(name.split()))
+    return next((info for info in lists if list_key(info.name) == key), None)
 
 
 @dataclass(frozen=True)
@@ -73,9 +80,7 @@ class LibraryService:
 
     async def find_list(self, user_id: int, name: str) -> ListInfo | None:
         """The user's list called ``name`` (ignoring case), or None."""
-        key = list_key(name.strip())
-        lists = await self.ctx.store.list_lists(user_id)
-        return next((info for info in lists if list_key(info.name) == key), None)
+        return find_list(await self.ctx.store.list_lists(user_id), name)
 
     # -- saving -------------------------------------------------------------------------------
 
@@ -106,12 +111,10 @@ class LibraryService:
         """The Save button or select under a result: the default list, a short confirmation."""
         paper = self.ctx.paper(paper_id)
         result = await self.ctx.store.save_paper(user_id, paper)
-        title = render.title(paper.title or paper.id, 150)
+        title = render.named(paper.title, paper.id)
         if result.created:
-            return Notice(
-                f"Saved **{title}** ({code(paper.id)}) to your list *{result.list_name}*. See it with /saved."
-            )
-        return Notice(f"**{title}** ({code(paper.id)}) is already in your list *{result.list_name}*.")
+            return Notice(f"Saved {title} to your list *{result.list_name}*. See it with /saved.")
+        return Notice(f"{title} is already in your list *{result.list_name}*.")
 
     async def unsave(self, user_id: int, paper_id: str, list_name: str | None = None) -> Notice:
         """/unsave: remove a paper from every list, or only from ``list_name``."""
@@ -313,7 +316,7 @@ class LibraryService:
             elif needle in title.casefold() or needle in pid.casefold():
                 scored.append((1, pid, title))
         scored.sort()
-        return [Suggestion(f"{pid} — {title}", pid) for _, pid, title in scored[:MAX_SUGGESTIONS]]
+        return [Suggestion(f"{pid} — {title}", pid) for _, pid, title in scored[:MAX_CHOICES]]
 
     async def list_suggestions(self, user_id: int, typed: str, *, new: bool = False) -> list[Suggestion]:
         """The user's lists containing what was typed, with their counts.
@@ -327,7 +330,7 @@ class LibraryService:
         matches.sort(key=lambda info: (not info.name.casefold().startswith(needle), info.name.casefold()))
         found = [
             Suggestion(f"{info.name} ({plural(info.count, 'paper')})", info.name)
-            for info in matches[:MAX_SUGGESTIONS]
+            for info in matches[:MAX_CHOICES]
         ]
         if not new:
             return found
@@ -338,4 +341,4 @@ class LibraryService:
             extra.append(Suggestion(f"{shown} (new list)", shown))
         elif not shown and list_key(DEFAULT_LIST) not in known:
             extra.append(Suggestion(f"{DEFAULT_LIST} (default list)", DEFAULT_LIST))
-        return (extra + found)[:MAX_SUGGESTIONS]
+        return (extra + found)[:MAX_CHOICES]

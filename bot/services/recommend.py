@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from bot import render
 from bot.render import code
 from bot.services.base import Context
-from bot.services.library import HOW_TO_SAVE, list_label
+from bot.services.library import HOW_TO_SAVE, find_list, list_label
 from bot.services.search import ResultPage, page_count
-from bot.store import MAX_PAGE, list_key
+from bot.store import MAX_PAGE
 from retrieval.models import Hit
 from retrieval.recommend import ProfileCache, Recommendation, recommend
 
@@ -57,8 +57,7 @@ class RecommendService:
         store = self.ctx.store
         lists = await store.list_lists(user_id)
         if list_name is not None:
-            key = list_key(" ".join(list_name.split()))
-            found = next((info for info in lists if list_key(info.name) == key), None)
+            found = find_list(lists, list_name)
             names = [found.name] if found is not None else [list_name]
         else:
             names = [info.name for info in lists if info.count]
@@ -86,13 +85,6 @@ class RecommendService:
             cache=cache,
         )
         return Pool(tuple(recs), shown, len(ordered))
-
-    async def page(
-        self, user_id: int, list_name: str | None = None, *, page: int = 0, per_page: int | None = None
-    ) -> ResultPage:
-        """Page ``page`` of the recommendations, or a notice saying why there are none."""
-        pool = await self.pool(user_id, list_name)
-        return self.render(pool, page=page, per_page=per_page)
 
     def render(self, pool: Pool, *, page: int = 0, per_page: int | None = None) -> ResultPage:
         """Page ``page`` of an already ranked pool."""

@@ -21,7 +21,8 @@ from bot.services.recommend import RecommendService
 from bot.services.search import SearchService
 from bot.services.transfer import TransferService
 from bot.services.watch import WatchService
-from bot.store import DatabaseError, Store, StoreError
+from bot.store import DatabaseError, StoreError, open_store
+from bot.store.errors import cause_of
 from retrieval.errors import RetrievalError
 
 if TYPE_CHECKING:
@@ -68,12 +69,6 @@ def _where(exc: BaseException, settings: Settings) -> str:
     return str(getattr(exc, "target", None) or settings.database_label)
 
 
-def _cause(exc: BaseException) -> str:
-    """The cause of a store error in words, on one line."""
-    cause = getattr(exc, "cause", None) or str(exc)
-    return " ".join(str(cause).split()).rstrip(".")
-
-
 async def open_services(settings: Settings, *, started_at: dt.datetime | None = None) -> Services:
     """Open the store and the index, reconcile them, and return the services over them.
 
@@ -82,13 +77,13 @@ async def open_services(settings: Settings, *, started_at: dt.datetime | None = 
     """
     target = settings.database_target
     try:
-        store: Any = await Store.open(
+        store: Any = await open_store(
             target,
             max_saved_per_user=settings.max_saved_per_user,
             max_lists_per_user=settings.max_lists_per_user,
         )
     except (StoreError, OSError) as exc:
-        raise StartupError(f"cannot open the database {_where(exc, settings)}: {_cause(exc)}") from None
+        raise StartupError(f"cannot open the database {_where(exc, settings)}: {cause_of(exc)}") from None
     share = IndexShare(store)
     try:
         try:
@@ -102,7 +97,8 @@ async def open_services(settings: Settings, *, started_at: dt.datetime | None = 
                 result = await share.settle(engine)
         except DatabaseError as exc:
             # The database opened, yet the first write failed (read-only file, full disk, server gone).
-            raise StartupError(f"cannot write the database {_where(exc, settings)}: {_cause(exc)}") from None
+            where = _where(exc, settings)
+            raise StartupError(f"cannot write the database {where}: {cause_of(exc)}") from None
         await share.start(engine)
     except BaseException:
         await store.close()

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+from bot.limits import MAX_CHOICES
 from bot.render import truncate
 from bot.services.base import Context
 from retrieval.corpus import area_key
@@ -17,7 +18,6 @@ from retrieval.models import Hit
 
 QUERY_TIPS = 'Try fewer or different words; "quotes" match a phrase and -word excludes a word.'
 #: Most suggestions an autocomplete answer holds (Discord's limit).
-MAX_SUGGESTIONS = 25
 #: An area is suggested for an unknown one only when a word of it (this long or more) is this close
 #: (difflib ratio) to a typed word: "Theroy" suggests Theory, "Quantum Basket Weaving" nothing.
 NEAR_MIN_WORD = 3
@@ -152,10 +152,10 @@ class SearchService:
             )
         return f"No paper matches “{shown}”. {QUERY_TIPS}"
 
-    def areas(self, typed: str, limit: int = MAX_SUGGESTIONS) -> list[str]:
+    def areas(self, typed: str, limit: int = MAX_CHOICES) -> list[str]:
         """Areas of the corpus starting with (then containing) what was typed."""
         return self.ctx.engine.complete_areas(typed, limit)
 
-    def paper_ids(self, typed: str, limit: int = MAX_SUGGESTIONS) -> list[tuple[str, str]]:
+    def paper_ids(self, typed: str, limit: int = MAX_CHOICES) -> list[tuple[str, str]]:
         """``(id, title)`` of papers whose id starts with what was typed, then titles with its words."""
         return self.ctx.engine.complete_ids(typed, limit)

@@ -12,8 +12,8 @@ from anyascii import anyascii
 from bot.export import export_text, import_file
 from bot.render import truncate
 from bot.services.base import Context, Notice
-from bot.services.library import HOW_TO_SAVE, list_label
-from bot.store import ImportFormatError, list_key
+from bot.services.library import HOW_TO_SAVE, find_list, list_label
+from bot.store import ImportFormatError
 from retrieval.english import plural
 
 log = logging.getLogger(__name__)
@@ -68,8 +68,7 @@ class TransferService:
         store = self.ctx.store
         lists = await store.list_lists(user_id)
         if list_name is not None:
-            key = list_key(list_name.strip())
-            found = next((info for info in lists if list_key(info.name) == key), None)
+            found = find_list(lists, list_name)
             if found is None:
                 return Notice(f"You have no list named {list_label(list_name.strip())}. /lists shows yours.")
             count, name = found.count, found.name
@@ -78,7 +77,7 @@ class TransferService:
         if count == 0:
             where = f"Your list {list_label(name)} is empty" if name else "You have no saved papers yet"
             return Notice(f"{where}, so there is nothing to export. {HOW_TO_SAVE}")
-        data = (await export_text(store, user_id, fmt, name)).encode("utf-8")
+        data = (await export_text(store, user_id, fmt, name, corpus=self.ctx.engine.get)).encode("utf-8")
         if size_limit is not None and len(data) > size_limit:
             return Notice(
                 f"That export is {len(data) / 1e6:.1f} MB, over Discord's {size_limit / 1e6:.0f} MB upload "
@@ -107,9 +106,7 @@ class TransferService:
     async def import_json(self, user_id: int, data: bytes, list_name: str | None = None) -> Notice:
         """Merge a paperbot JSON export into the user's lists; duplicates are skipped."""
         try:
-            engine = self.ctx.engine
-            corpus = engine.get if engine is not None else None
-            result = await import_file(self.ctx.store, user_id, data, list_name, corpus=corpus)
+            result = await import_file(self.ctx.store, user_id, data, list_name, corpus=self.ctx.engine.get)
         except ImportFormatError as exc:
             return Notice(f"That file can't be imported: {exc}")
         text = f"Imported {plural(result.added, 'paper')}"

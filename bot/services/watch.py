@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot import render
+from bot.limits import MAX_CHOICES, OPTION_LIMIT
 from bot.render import code, escape, truncate
 from bot.services.base import Context, Notice
 from bot.store import WATCH_QUERY_MAX, WatchInfo
@@ -85,7 +86,7 @@ def search_command(watch: WatchInfo) -> str:
 
 def alert_lines(alert: WatchAlert) -> list[str]:
     """The lines of one watch's part of a DM: its papers, then "+N more" and the /search."""
-    lines = [f"• **{render.title(p.title or p.id, 150)}** ({code(p.id)})" for p in alert.matches.papers]
+    lines = [f"• {render.named(p.title, p.id)}" for p in alert.matches.papers]
     if alert.more:
         lines.append(f"+{alert.more} more: {search_command(alert.watch)}")
     return lines
@@ -143,10 +144,10 @@ class WatchService:
         """``(label, id)`` of the user's watches whose number or query contains what was typed."""
         needle = typed.strip().casefold()
         return [
-            (truncate(f"{w.id}. {w.query}", 100), w.id)
+            (truncate(f"{w.id}. {w.query}", OPTION_LIMIT), w.id)
             for w in await self.ctx.store.list_watches(user_id)
             if not needle or needle in f"{w.id} {w.query}".casefold()
-        ][:25]
+        ][:MAX_CHOICES]
 
     # -- pauses -------------------------------------------------------------------------------
 

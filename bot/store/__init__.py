@@ -1,6 +1,6 @@
 """Saved-paper lists that never lose a paper: one interface, two databases.
 
-``await Store.open(target)`` opens a SQLite file (a path: the embedded default) or a PostgreSQL
+``await open_store(target)`` opens a SQLite file (a path: the embedded default) or a PostgreSQL
 database (a ``postgresql://`` URL, from ``DATABASE_URL``). Every SQL statement of paperbot lives in
 this package:
 
@@ -16,9 +16,8 @@ Export formats and import parsing are not here: :mod:`bot.export` formats what
 """
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from bot.store.base import DRIVER_LOADERS, CorpusLookup, Store, is_url
+from bot.store.base import CorpusLookup, Store, is_url
 from bot.store.errors import (
     ClubLimitError,
     CopyConflictError,
@@ -71,28 +70,35 @@ from bot.store.records import (
 )
 from bot.store.sqlite import SQLiteStore
 
-if TYPE_CHECKING:
-    from bot.store.postgres import PostgresStore
 
+async def open_store(
+    target: str | Path,
+    *,
+    max_saved_per_user: int = MAX_SAVED_PER_USER,
+    max_lists_per_user: int = MAX_LISTS_PER_USER,
+) -> Store:
+    """Open (and migrate) the store at ``target``: a SQLite path or a ``postgresql://`` URL.
 
-def _load_postgres(target: str | Path) -> None:
+    Raises:
+        DatabaseError (or a subclass): the database cannot be opened, migrated or written; the
+            message names the target (password masked) and the cause.
+    """
+    if max_saved_per_user < 1 or max_lists_per_user < 1:
+        raise ValueError("caps must be at least 1")
+    driver: type[Store]
     if is_url(target):
-        import bot.store.postgres  # noqa: F401 - registers the driver (a Store subclass)
+        from bot.store.postgres import PostgresStore as driver  # asyncpg: ~2 MB, loaded when used
+    elif isinstance(target, str) and "://" in target:
+        raise DatabaseError(f"No database driver opens {target!r}.", target=target)
+    else:
+        driver = SQLiteStore
+    return await driver.connect(
+        target, max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
+    )
 
-
-DRIVER_LOADERS.append(_load_postgres)
-
-
-def __getattr__(name: str) -> Any:
-    # The PostgreSQL driver (asyncpg) is imported when first asked for: Store.open does for a URL, so
-    # a bot on the embedded SQLite file never loads it (~2 MB of private memory per process).
-    if name == "PostgresStore":
-        from bot.store.postgres import PostgresStore
-
-        return PostgresStore
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
+    "open_store",
     "DEFAULT_LIST",
     "LIST_NAME_MAX",
     "MAX_LISTS_PER_USER",
@@ -126,7 +132,6 @@ __all__ = [
     "PaperSnapshot",
     "IndexGeneration",
     "ReconcileResult",
-    "PostgresStore",
     "SQLiteStore",
     "SaveResult",
     "SavedItem",

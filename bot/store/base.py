@@ -1,9 +1,10 @@
 """The one storage interface: :class:`Store`. Callers never see which database runs behind it.
 
-Drivers implement it; :meth:`Store.open` gives the target to the first that accepts it:
+:func:`bot.store.open_store` picks the driver from the target:
 
 * a path → :class:`bot.store.sqlite.SQLiteStore` (one embedded file; the default);
-* a ``postgresql://`` URL → :class:`bot.store.postgres.PostgresStore` (many processes, one server).
+* a ``postgresql://`` URL → :class:`bot.store.postgres.PostgresStore` (many processes, one server;
+  imported only then, so a bot on the SQLite file never loads asyncpg).
 
 Both share the rules and the SQL in :class:`bot.store.sql.SqlStore`. Adding a feature's table: a
 numbered migration per backend (``bot/store/migrations/<backend>/NNNN_name.sql``), then an
@@ -19,11 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
 
-from bot.store.errors import DatabaseError
 from bot.store.records import (
     MAX_CLUB_PAPERS,
-    MAX_LISTS_PER_USER,
-    MAX_SAVED_PER_USER,
     MAX_WATCHES_PER_USER,
     ClubEntry,
     CopyCounts,
@@ -58,22 +56,8 @@ def is_url(target: str | Path) -> bool:
     return isinstance(target, str) and target.split("://", 1)[0].lower() in {"postgresql", "postgres"}
 
 
-#: Called with each target before :meth:`Store.open` looks for its driver: a package that imports a
-#: driver only when a target needs it (PostgreSQL's asyncpg) registers its loader here.
-DRIVER_LOADERS: list[Callable[[str | Path], None]] = []
-
-
-def _drivers(cls: type[Store]) -> list[type[Store]]:
-    """Every concrete subclass of ``cls`` (the drivers the package imported), most derived first."""
-    found: list[type[Store]] = []
-    for sub in cls.__subclasses__():
-        found += _drivers(sub)
-        found.append(sub)
-    return found
-
-
 class Store(abc.ABC):
-    """Per-user saved-paper lists. Open with ``await Store.open(path_or_url)``.
+    """Per-user saved-paper lists. Open with ``await open_store(path_or_url)``.
 
     Every method is one transaction and safe to call concurrently from many tasks and processes.
     User ids are Discord snowflakes (ints); every query on a user's rows is scoped to that user.
@@ -85,41 +69,12 @@ class Store(abc.ABC):
     max_lists_per_user: int
     note_max: int
 
-    @staticmethod
-    async def open(
-        target: str | Path,
-        *,
-        max_saved_per_user: int = MAX_SAVED_PER_USER,
-        max_lists_per_user: int = MAX_LISTS_PER_USER,
-    ) -> Store:
-        """Open (and migrate) the store at ``target``: a SQLite path or a ``postgresql://`` URL.
-
-        Raises:
-            DatabaseError (or a subclass): the database cannot be opened, migrated or written; the
-                message names the target (password masked) and the cause.
-        """
-        if max_saved_per_user < 1 or max_lists_per_user < 1:
-            raise ValueError("caps must be at least 1")
-        for load in DRIVER_LOADERS:  # drivers imported when first needed (bot/store/__init__.py)
-            load(target)
-        for driver in _drivers(Store):
-            if driver.accepts(target):
-                return await driver.connect(
-                    target, max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
-                )
-        raise DatabaseError(f"No database driver opens {target!r}.", target=str(target))
-
     @classmethod
-    def accepts(cls, target: str | Path) -> bool:
-        """True when this driver opens ``target`` (each driver says which targets are its own)."""
-        return False
-
-    @classmethod
+    @abc.abstractmethod
     async def connect(
         cls, target: str | Path, *, max_saved_per_user: int, max_lists_per_user: int
     ) -> Store:
-        """Open this driver's database at ``target`` (called by :meth:`open`)."""
-        raise NotImplementedError
+        """Open this driver's database at ``target`` (called by :func:`bot.store.open_store`)."""
 
     # ------------------------------------------------------------------------------- lifecycle
 
@@ -128,7 +83,7 @@ class Store(abc.ABC):
         """Finish the running operations, then close. Idempotent."""
 
     async def __aenter__(self) -> Self:
-        """``async with await Store.open(target) as store:`` closes the store on exit."""
+        """``async with await open_store(target) as store:`` closes the store on exit."""
         return self
 
     async def __aexit__(
@@ -136,10 +91,6 @@ class Store(abc.ABC):
     ) -> None:
         """Close the store, whatever happened inside the block."""
         await self.close()
-
-    @abc.abstractmethod
-    async def integrity_check(self) -> str:
-        """``"ok"``, or the problems the database finds in itself."""
 
     # ---------------------------------------------------------------------------------- saving
 

@@ -29,6 +29,12 @@ class DatabaseError(StoreError):
         self.cause = cause or message
 
 
+def cause_of(exc: BaseException) -> str:
+    """What went wrong, on one line: a :class:`DatabaseError`'s ``cause``, else the error's text."""
+    cause = getattr(exc, "cause", None) or str(exc)
+    return " ".join(str(cause).split()).rstrip(".")
+
+
 class DatabaseBusyError(DatabaseError):
     """Another process held the write lock for longer than the busy timeout; retrying may work."""
 

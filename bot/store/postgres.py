@@ -261,7 +261,7 @@ class _PgTx:
 
 
 class PostgresStore(SqlStore):
-    """Per-user saved-paper lists in a PostgreSQL database. Open with ``await Store.open(url)``."""
+    """Per-user saved-paper lists in a PostgreSQL database. Open with ``await open_store(url)``."""
 
     def __init__(
         self, pool: asyncpg.Pool, url: str, *, max_saved_per_user: int, max_lists_per_user: int
@@ -274,10 +274,6 @@ class PostgresStore(SqlStore):
         self._batcher = SaveBatcher(
             self._save_batch, workers=BATCH_WORKERS, max_batch=BATCH_MAX, target=self.target
         )
-
-    @classmethod
-    def accepts(cls, target: str | Path) -> bool:
-        return isinstance(target, str) and target.split("://", 1)[0].lower() in {"postgresql", "postgres"}
 
     @classmethod
     async def connect(
@@ -567,20 +563,6 @@ class PostgresStore(SqlStore):
                 conn.terminate()
 
         return stop
-
-    async def integrity_check(self) -> str:
-        """PostgreSQL guards its own pages; this checks the rows the schema cannot (orphans)."""
-
-        async def op(tx: Tx) -> str:
-            orphans = int(
-                await tx.fetchval(
-                    "SELECT count(*) FROM saved AS s WHERE NOT EXISTS "
-                    "(SELECT 1 FROM lists AS l WHERE l.id = s.list_id AND l.user_id = s.user_id)"
-                )
-            )
-            return "ok" if orphans == 0 else f"{orphans} saved rows belong to no list of their user"
-
-        return await self._run(op, write=False)
 
 
 class _AdvisoryLock:

@@ -18,7 +18,7 @@ DEFAULT_LIST = "reading"
 LIST_NAME_MAX = 32
 #: Longest note, in characters, after trimming.
 NOTE_MAX = 500
-#: Default caps (arguments of :meth:`bot.store.Store.open`).
+#: Default caps (arguments of :func:`bot.store.open_store`).
 MAX_SAVED_PER_USER = 1000
 MAX_LISTS_PER_USER = 50
 #: Largest page :meth:`bot.store.Store.get_list` returns.
@@ -372,3 +372,8 @@ def check_user(user_id: int) -> int:
 def utc(moment: datetime) -> datetime:
     """A moment as tz-aware UTC (naive means UTC)."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """Fixed-width ISO-8601 UTC text (microseconds), so that text order is time order."""
+    return utc(moment).isoformat(timespec="microseconds")

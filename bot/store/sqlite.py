@@ -39,7 +39,7 @@ import aiosqlite
 from bot.store.base import IndexLock
 from bot.store.errors import DatabaseBusyError, DatabaseCorruptError, DatabaseError
 from bot.store.migrations import load as load_migrations
-from bot.store.records import utc
+from bot.store.records import iso
 from bot.store.sql import SqlStore, Tx
 
 log = logging.getLogger("bot.store")
@@ -67,13 +67,8 @@ _CAUSES = {
 }
 
 
-def _ts(moment: datetime) -> str:
-    """Fixed-width UTC text, so that string order is time order."""
-    return utc(moment).isoformat(timespec="microseconds")
-
-
 def _params(args: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(_ts(a) if isinstance(a, datetime) else a for a in args)
+    return tuple(iso(a) if isinstance(a, datetime) else a for a in args)
 
 
 def _code(exc: sqlite3.Error) -> int:
@@ -172,12 +167,12 @@ class _SQLiteTx:
 
 
 class SQLiteStore(SqlStore):
-    """Per-user saved-paper lists in one SQLite file. Open with ``await Store.open(path)``."""
+    """Per-user saved-paper lists in one SQLite file. Open with ``await open_store(path)``."""
 
     def __init__(
         self, db: aiosqlite.Connection, path: Path, *, max_saved_per_user: int, max_lists_per_user: int
     ) -> None:
-        """Use :meth:`bot.store.Store.open`; this only wires an already prepared connection."""
+        """Use :func:`bot.store.open_store`; this only wires an already prepared connection."""
         super().__init__(
             str(path), max_saved_per_user=max_saved_per_user, max_lists_per_user=max_lists_per_user
         )
@@ -186,11 +181,6 @@ class SQLiteStore(SqlStore):
         self._lock = asyncio.Lock()
 
     # ---------------------------------------------------------------------------- open / close
-
-    @classmethod
-    def accepts(cls, target: str | Path) -> bool:
-        """Any target that is not a URL is a SQLite file."""
-        return isinstance(target, Path) or "://" not in str(target)
 
     @classmethod
     async def connect(
@@ -339,14 +329,6 @@ class SQLiteStore(SqlStore):
                 # StoreErrors raised on purpose (caps, not found...) and cancellation: undo everything.
                 await _rollback(db)
                 raise
-
-    async def integrity_check(self) -> str:
-        """Run SQLite's full ``PRAGMA integrity_check``; returns ``"ok"`` or the problems found."""
-
-        async def op(tx: Tx) -> str:
-            return "\n".join(str(r[0]) for r in await tx.fetch("PRAGMA integrity_check"))
-
-        return await self._run(op, write=False)
 
     # ------------------------------------------------------------------------- the shared index
 

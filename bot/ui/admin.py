@@ -12,17 +12,17 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import discord
 
-from bot import render
+from bot import limits, render
 from bot.services.admin import ReindexOutcome, Stats
 from bot.ui import embeds as E
 from bot.ui.paginator import Page, PageSource
 from retrieval.english import plural
 from retrieval.models import IngestReport
+from retrieval.report import Section, counts_line, sections
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ def _ids(ids: Sequence[str], limit: int = REPORT_LINES, titles: dict[str, str] |
         lines.append(", ".join(rest))
     if len(ids) > limit:
         lines.append(f"+{len(ids) - limit} more")
-    return E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT)
+    return E.truncate("\n".join(lines), limits.FIELD_VALUE_LIMIT)
 
 
 def _are(count: int) -> str:
@@ -88,15 +88,6 @@ def progress_text(corpus: str, stage: str, done: int, total: int, elapsed: float
     return E.fit_content(f"⏳ Reindexing `{corpus}` — {name}{amount} · {elapsed:.0f} s") or ""
 
 
-@dataclass(frozen=True)
-class _Section:
-    """One list of a reindex report (skipped blocks, duplicates…): its heading, how many, the lines."""
-
-    title: str
-    count: int
-    lines: tuple[str, ...]
-
-
 def _in_corpus(report: IngestReport) -> Callable[[str], str]:
     """Text with the corpus folder taken off the front of its file paths: the report's description
     names the folder once, and a line keeps its room for the reason (``broken.txt:5: …``)."""
@@ -108,39 +99,9 @@ def _in_corpus(report: IngestReport) -> Callable[[str], str]:
     return lambda text: text.replace(prefix, "")
 
 
-def _sections(report: IngestReport) -> list[_Section]:
-    """The report's lists, each line whole, file paths relative to the corpus folder."""
-    rel = _in_corpus(report)
-    rejected = [s for s in report.skipped if s.field == "file"]
-    sections = [
-        _Section("Files rejected", len(rejected), tuple(rel(f"{s.path}: {s.why}") for s in rejected)),
-        _Section(
-            "Skipped blocks",
-            len(report.skipped_blocks),
-            tuple(rel(f"{s.path}:{s.line}: {s.reason}") for s in report.skipped_blocks),
-        ),
-        _Section(
-            "Papers loaded with a note",
-            report.noted_papers,
-            tuple(rel(f"{s.path}:{s.line}: {s.reason}") for s in report.notes),
-        ),
-        _Section(
-            "Duplicates dropped",
-            report.duplicates,
-            tuple(rel(line) for line in report.duplicate_details) or ("(no details)",),
-        ),
-        _Section(
-            "Not UTF-8, read as Windows-1252",
-            len(report.cp1252_files),
-            tuple(rel(f) for f in report.cp1252_files),
-        ),
-        _Section(
-            "Files ignored (not .txt or .jsonl)",
-            len(report.ignored_files),
-            tuple(rel(f) for f in report.ignored_files),
-        ),
-    ]
-    return [section for section in sections if section.count]
+def _sections(report: IngestReport) -> list[Section]:
+    """The report's lists (:func:`retrieval.report.sections`), file paths relative to the corpus folder."""
+    return sections(report, _in_corpus(report))
 
 
 def _bullet(line: str, limit: int) -> str:
@@ -162,7 +123,7 @@ def _fit(lines: Sequence[str], budget: int, limit: int = REPORT_LINES) -> list[s
 
 
 def reindex_pages(outcome: ReindexOutcome) -> list[discord.Embed]:
-    """The reindex report: the summary (:func:`reindex_embed`), then, when a list is longer than the
+    """The reindex report: the summary, then, when a list is longer than the
     summary shows, pages listing the rest, every line whole. Each page is one embed within Discord's
     limits (description ≤ 4096, the whole ≤ 6000)."""
     report = outcome.report
@@ -184,14 +145,7 @@ def reindex_pages(outcome: ReindexOutcome) -> list[discord.Embed]:
     return pages
 
 
-def reindex_embed(outcome: ReindexOutcome) -> discord.Embed:
-    """The summary page of the reindex report (see :func:`reindex_pages`)."""
-    report = outcome.report
-    assert report is not None  # noqa: S101 - a failed reindex has no report and no embed
-    return _summary(outcome, _sections(report))[0]
-
-
-def _summary(outcome: ReindexOutcome, sections: Sequence[_Section]) -> tuple[discord.Embed, list[int]]:
+def _summary(outcome: ReindexOutcome, sections: Sequence[Section]) -> tuple[discord.Embed, list[int]]:
     """The diff a reindex produced: papers added/removed/unchanged, the first lines of each list,
     timing, and the saved papers that left or came back (named when the reconcile result is known);
     with how many lines of each section it shows."""
@@ -202,7 +156,7 @@ def _summary(outcome: ReindexOutcome, sections: Sequence[_Section]) -> tuple[dis
     rejected = len(report.rejected_files)
     files = plural(len(report.files_read), "file") + (f" ({rejected} more rejected)" if rejected else "")
     embed = discord.Embed(
-        title=E.truncate(f"Reindex done — now serving {plural(report.papers, 'paper')}", E.TITLE_LIMIT),
+        title=E.truncate(f"Reindex done — now serving {plural(report.papers, 'paper')}", limits.TITLE_LIMIT),
         description=E.truncate(
             f"`{corpus}` · {files} · {how} · {elapsed:.1f} s in all. "
             "Searches switched to the new index at once."
@@ -212,15 +166,16 @@ def _summary(outcome: ReindexOutcome, sections: Sequence[_Section]) -> tuple[dis
                 else " This corpus is served until the next plain /admin reindex or a restart, which "
                 "read the configured CORPUS_PATH; set CORPUS_PATH to keep it."
             ),
-            E.DESCRIPTION_LIMIT,
+            limits.DESCRIPTION_LIMIT,
         ),
         colour=E.BRAND,
     )
     embed.add_field(
         name="Papers",
-        value=(
+        value=E.truncate(
             f"+{len(report.added):,} added · −{len(report.removed):,} removed · "
-            f"{report.unchanged:,} unchanged"
+            f"{report.unchanged:,} unchanged\n{counts_line(report)}",
+            limits.FIELD_VALUE_LIMIT,
         ),
         inline=False,
     )
@@ -270,7 +225,7 @@ def _saved_papers(outcome: ReindexOutcome) -> str:
     if after is not None and (lines or after.missing_from_corpus):
         missing = after.missing_from_corpus
         lines.append(f"{plural(missing, 'saved paper')} in all {_are(missing)} not in the corpus now.")
-    return E.truncate("\n".join(lines), E.FIELD_VALUE_LIMIT)
+    return E.truncate("\n".join(lines), limits.FIELD_VALUE_LIMIT)
 
 
 class ReportSource(PageSource):
@@ -299,7 +254,6 @@ class ProgressMessage:
         self.corpus = corpus
         self.interval = PROGRESS_EDIT_INTERVAL if interval is None else interval
         self.started = time.monotonic()
-        self.edits = 0
         self._last_edit = float("-inf")
         self._pending: tuple[str, int, int] | None = None
         self._flusher: asyncio.Task[None] | None = None
@@ -335,7 +289,6 @@ class ProgressMessage:
                 # The token lives 15 minutes; a very long build can outlive it. The log still has the report.
                 log.warning("could not update the reindex message: %s", exc)
             self._last_edit = time.monotonic()
-            self.edits += 1
             return message
 
     async def finish(self, **kwargs: Any) -> discord.InteractionMessage | None:
@@ -359,7 +312,7 @@ def stats_embed(stats: Stats) -> discord.Embed:
             f"{plural(stats.papers, 'paper')} · {plural(stats.areas, 'area')} · "
             f"{plural(stats.files, 'file')}\n"
             f"`{stats.corpus_path}`",
-            E.FIELD_VALUE_LIMIT,
+            limits.FIELD_VALUE_LIMIT,
         ),
         inline=False,
     )

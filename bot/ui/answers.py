@@ -66,11 +66,7 @@ def similar_embed(similar: Similar, *, subject: str = "") -> discord.Embed:
     lines = [f"Papers most like **{render.title(similar.paper.title or similar.paper.id, 150)}** "
              f"({render.code(similar.paper.id)}):"]
     for n, hit in enumerate(similar.hits, 1):
-        paper = hit.paper
-        detail = E.shorten_authors(paper.authors, paper.et_al, keep=2)
-        if paper.area:
-            detail += f" · {paper.area}"
-        lines.append(f"[{n}] {discord.utils.escape_markdown(detail)}")
+        lines.append(f"[{n}] {discord.utils.escape_markdown(E.byline(hit.paper))}")
     papers = [hit.paper for hit in similar.hits]
     return E.conversation_embed(
         similar.question, "\n".join(lines), papers, subject=subject, footer=SIMILAR_FOOTER

@@ -10,16 +10,14 @@ from collections.abc import Iterable
 
 from discord import app_commands
 
+from bot.limits import MAX_CHOICES, OPTION_LIMIT
 from bot.services.base import Suggestion
 from bot.ui import embeds as E
-
-#: Most choices Discord accepts in one autocomplete answer.
-MAX_CHOICES = 25
 
 
 def paper_choice(paper_id: str, title: str) -> app_commands.Choice[str]:
     """``"<id> — <title>"`` (within 100 characters) whose value is the id."""
-    return app_commands.Choice(name=E.label(f"{paper_id} — {title}"), value=paper_id[:100])
+    return app_commands.Choice(name=E.label(f"{paper_id} — {title}"), value=paper_id[:OPTION_LIMIT])
 
 
 def id_choices(papers: Iterable[tuple[str, str]]) -> list[app_commands.Choice[str]]:
@@ -37,6 +35,6 @@ def area_choices(areas: Iterable[str]) -> list[app_commands.Choice[str]]:
 def suggestion_choices(suggestions: Iterable[Suggestion]) -> list[app_commands.Choice[str]]:
     """Choices for a service's suggestions (labels fitted; values are ids or list names, within 100)."""
     return [
-        app_commands.Choice(name=E.label(s.label), value=s.value[:100])
+        app_commands.Choice(name=E.label(s.label), value=s.value[:OPTION_LIMIT])
         for s in list(suggestions)[:MAX_CHOICES]
     ]

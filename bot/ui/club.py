@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import discord
 
-from bot import render
+from bot import limits, render
 from bot.services.club import ClubPage
 from bot.ui import embeds as E
 
@@ -32,8 +32,8 @@ def club_embed(page: ClubPage, guild_name: str | None = None) -> discord.Embed:
         lines.append(f"+{more} more: /export scope:club has them all.")
     where = f" — {guild_name}" if guild_name else ""
     embed = discord.Embed(
-        title=E.truncate(f"Reading list{where} ({len(page.entries)})", E.TITLE_LIMIT),
-        description=E.truncate("\n\n".join(lines), E.DESCRIPTION_LIMIT),
+        title=E.truncate(f"Reading list{where} ({len(page.entries)})", limits.TITLE_LIMIT),
+        description=E.truncate("\n\n".join(lines), limits.DESCRIPTION_LIMIT),
         colour=E.BRAND,
     )
     embed.set_footer(text="/club add id:<paper> · /club remove id:<paper> · /export scope:club")

@@ -13,30 +13,28 @@ Usage (in a cog)::
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import discord
 
 from bot import render
+from bot.limits import (
+    AUTHOR_NAME_LIMIT,
+    CONTENT_LIMIT,
+    DESCRIPTION_LIMIT,
+    EMBED_TOTAL,
+    EMBEDS_PER_MESSAGE,
+    FIELD_NAME_LIMIT,
+    FIELD_VALUE_LIMIT,
+    FIELDS_PER_EMBED,
+    FOOTER_LIMIT,
+    OPTION_LIMIT,
+    TITLE_LIMIT,
+)
 from bot.render import ELLIPSIS as ELLIPSIS  # re-exported: callers use E.truncate
 from bot.render import truncate
 from retrieval.english import plural
 from retrieval.models import Answer, Hit, Paper
-
-# Discord's documented limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
-CONTENT_LIMIT = 2000
-EMBEDS_PER_MESSAGE = 10
-EMBED_TOTAL = 6000
-TITLE_LIMIT = 256
-DESCRIPTION_LIMIT = 4096
-FIELDS_PER_EMBED = 25
-FIELD_NAME_LIMIT = 256
-FIELD_VALUE_LIMIT = 1024
-FOOTER_LIMIT = 2048
-AUTHOR_NAME_LIMIT = 256
-LABEL_LIMIT = 80  # button labels (select option labels/values/descriptions allow 100)
-OPTION_LIMIT = 100
-OPTIONS_PER_SELECT = 25
-CUSTOM_ID_LIMIT = 100
 
 BRAND = discord.Colour.from_rgb(88, 101, 242)
 EMPTY = "—"
@@ -65,8 +63,10 @@ def shorten_authors(authors: Sequence[str], et_al: bool = False, *, keep: int = 
     return truncate(text, limit)
 
 
-def _embed_length(embed: discord.Embed) -> int:
-    return len(embed)
+def byline(paper: Paper) -> str:
+    """``A, B et al. · Area``: a paper's first authors and its area, on one line (not escaped)."""
+    detail = shorten_authors(paper.authors, paper.et_al, keep=2)
+    return f"{detail} · {paper.area}" if paper.area else detail
 
 
 def clamp_embed(embed: discord.Embed) -> discord.Embed:
@@ -101,8 +101,8 @@ def fit_embeds(embeds: Iterable[discord.Embed], *, total: int = EMBED_TOTAL) -> 
     fit even with a short description is dropped (the earlier, more relevant ones are kept whole).
     """
     result = [clamp_embed(e) for e in list(embeds)[:EMBEDS_PER_MESSAGE]]
-    while result and sum(_embed_length(e) for e in result) > total:
-        excess = sum(_embed_length(e) for e in result) - total
+    while result and sum(len(e) for e in result) > total:
+        excess = sum(len(e) for e in result) - total
         for embed in reversed(result):
             if embed.description and len(embed.description) > 20:
                 keep = max(20, len(embed.description) - excess)
@@ -111,16 +111,11 @@ def fit_embeds(embeds: Iterable[discord.Embed], *, total: int = EMBED_TOTAL) -> 
         else:
             result.pop()
             continue
-        if sum(_embed_length(e) for e in result) > total and all(
+        if sum(len(e) for e in result) > total and all(
             not e.description or len(e.description) <= 20 for e in result
         ):
             result.pop()
     return result
-
-
-def paper_title(paper: Paper) -> str:
-    """The paper's title, escaped, within the embed title limit."""
-    return render.title(paper.title or paper.id, TITLE_LIMIT)
 
 
 def hit_embed(hit: Hit, *, saved: bool = False, reason: str | None = None) -> discord.Embed:
@@ -142,9 +137,22 @@ def hit_embed(hit: Hit, *, saved: bool = False, reason: str | None = None) -> di
     embed.add_field(name="Score", value=f"{hit.score:.2f}", inline=True)
     if reason:
         embed.add_field(name="Because you saved", value=truncate(reason, FIELD_VALUE_LIMIT), inline=False)
-    if saved:
-        embed.set_footer(text="★ in your saved papers")
+    footer = _footer(paper, saved)
+    if footer:
+        embed.set_footer(text=footer)
     return embed
+
+
+#: What a derived title's embed says under it: the title is paperbot's, not the paper's.
+DERIVED_TITLE_NOTE = "title derived from the abstract (the source gives none)"
+
+
+def _footer(paper: Paper, saved: bool, *more: str) -> str:
+    """A paper embed's footer: saved, a derived title said so (subtly, under the embed), and more."""
+    parts = ["★ in your saved papers"] if saved else []
+    if paper.title_derived:
+        parts.append(DERIVED_TITLE_NOTE)
+    return " · ".join([*parts, *more])
 
 
 def page_header(title: str, query: str, total: int, page: int, pages: int, *, quoted: bool = True) -> str:
@@ -183,23 +191,70 @@ def all_authors(paper: Paper, limit: int = FIELD_VALUE_LIMIT) -> str:
     return text + (" et al." if paper.et_al or len(shown) < len(names) else "")
 
 
-def paper_embeds(paper: Paper, *, saved: bool = False) -> list[discord.Embed]:
-    """The full paper: abstract (LaTeX converted) split across embeds within 4096/6000, plus metadata."""
-    meta = discord.Embed(title=paper_title(paper), url=paper.url or None, colour=BRAND)
+#: The most messages /paper answers with; an abstract longer than they hold comes as a file.
+PAPER_MESSAGES_MAX = 4
+#: Characters of the abstract in each embed of /paper (two fit in one message's 6,000).
+PAPER_PART_CHARS = 2800
+
+
+@dataclass(frozen=True)
+class PaperReply:
+    """/paper's answer: its messages (the first with the metadata; each a list of embeds within one
+    message's limits) and, for an abstract too long for them, the whole of it as a file."""
+
+    messages: list[list[discord.Embed]]
+    file: tuple[str, bytes] | None = None
+
+
+def paper_reply(paper: Paper, *, saved: bool = False) -> PaperReply:
+    """The full paper, the whole abstract however long: metadata and abstract (LaTeX converted) in
+    embeds of at most :data:`PAPER_PART_CHARS`, two a message; over :data:`PAPER_MESSAGES_MAX`
+    messages, the first part and the whole abstract attached as a Markdown file. The footer says
+    which (and marks a derived title)."""
+    title = render.title(paper.title or paper.id, TITLE_LIMIT)
+    meta = discord.Embed(title=title, url=paper.url or None, colour=BRAND)
     meta.add_field(name="Authors", value=all_authors(paper), inline=False)
     meta.add_field(name="Area", value=paper.area or EMPTY, inline=True)
     meta.add_field(name="ID", value=render.code(paper.id), inline=True)
     if paper.url:
         meta.add_field(name="Link", value=truncate(paper.url, FIELD_VALUE_LIMIT), inline=True)
-    if saved:
-        meta.set_footer(text="★ in your saved papers")
-    # The metadata goes first and the abstract takes the rest of the 6000-character budget.
-    budget = EMBED_TOTAL - len(meta) - 50
-    chunks = render.pages(paper.abstract, DESCRIPTION_LIMIT, limit=max(200, budget))
-    chunks = [chunk for chunk in chunks if chunk] or [EMPTY]
-    meta.description = chunks[0]
-    embeds = [meta] + [discord.Embed(description=chunk, colour=BRAND) for chunk in chunks[1:]]
-    return fit_embeds(embeds)
+    parts = [part for part in render.pages(paper.abstract, PAPER_PART_CHARS) if part] or [EMPTY]
+    # the first message: the metadata and one part; then two parts a message
+    groups = [parts[:1]] + [parts[k : k + 2] for k in range(1, len(parts), 2)]
+    file = None
+    if len(groups) > PAPER_MESSAGES_MAX:
+        name = f"abstract-{_file_slug(paper.id)}.md"
+        file = (name, _abstract_file(paper).encode("utf-8"))
+        more = f"the abstract is {len(paper.abstract):,} characters: all of it is in {name}, attached"
+        groups = groups[:1]
+    elif len(groups) > 1:
+        more = f"the abstract goes on in the next {plural(len(groups) - 1, 'message')}"
+    else:
+        more = ""
+    footer = _footer(paper, saved, *([more] if more else []))
+    if footer:
+        meta.set_footer(text=footer)
+    meta.description = groups[0][0]
+    messages = [fit_embeds([meta])]
+    for n, group in enumerate(groups[1:], 2):
+        embeds = [discord.Embed(description=part, colour=BRAND) for part in group]
+        embeds[-1].set_footer(text=f"{paper.id} · abstract, part {n} of {len(groups)}")
+        messages.append(fit_embeds(embeds))
+    return PaperReply(messages, file)
+
+
+def _file_slug(paper_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in paper_id)[:60] or "paper"
+
+
+def _abstract_file(paper: Paper) -> str:
+    """The whole paper as a Markdown file (its title marked when derived)."""
+    title = f"{paper.title} (title derived from the abstract)" if paper.title_derived else paper.title
+    lines = [f"# {title}", "", ", ".join(paper.authors) + (" et al." if paper.et_al else ""), ""]
+    if paper.area:
+        lines += [paper.area, ""]
+    lines += [f"paperbot id: {paper.id}" + (f" · {paper.url}" if paper.url else ""), "", paper.abstract, ""]
+    return "\n".join(lines)
 
 
 #: What an answer embed's author line says before the conversation's first question (a follow-up's answer).

@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from bot import render
+from bot import limits, render
 from bot.services.base import Confirmation
 from bot.services.library import ListsOverview, SavedListPage, list_label
 from bot.store import ListInfo, SavedItem, SavedPage, StoreError
@@ -38,7 +38,7 @@ def saved_item_field(item: SavedItem, number: int, *, budget: int = 1200) -> tup
     The value has the authors (et al.), area, id, saved date and the note; papers that left the corpus
     are marked and shown from the store's snapshot.
     """
-    name_room = max(40, min(E.FIELD_NAME_LIMIT, budget // 4))
+    name_room = max(40, min(limits.FIELD_NAME_LIMIT, budget // 4))
     name = f"{number}. {render.title(item.title or item.paper_id, name_room - len(str(number)) - 2)}"
     lines = [
         " · ".join(
@@ -56,7 +56,7 @@ def saved_item_field(item: SavedItem, number: int, *, budget: int = 1200) -> tup
     if not item.in_corpus:
         lines.append(f"**{MISSING_MARK}** (shown from your saved copy)")
     fixed = "\n".join(lines)
-    value_room = max(80, min(E.FIELD_VALUE_LIMIT, budget - len(name)))
+    value_room = max(80, min(limits.FIELD_VALUE_LIMIT, budget - len(name)))
     if item.note:
         # The note is the user's own text: it gets what is left of the field, cut with an ellipsis.
         note_room = value_room - len(fixed) - 4
@@ -70,7 +70,7 @@ def saved_page_embed(
 ) -> discord.Embed:
     """One page of a saved list as a single embed (one field per paper), within Discord's limits."""
     embed = discord.Embed(
-        title=E.truncate(f"Saved papers — {list_label(page.list_name)}", E.TITLE_LIMIT),
+        title=E.truncate(f"Saved papers — {list_label(page.list_name)}", limits.TITLE_LIMIT),
         colour=E.BRAND,
     )
     missing = sum(1 for item in page.items if not item.in_corpus)
@@ -130,7 +130,7 @@ def lists_embed(overview: ListsOverview) -> discord.Embed:
     ]
     embed = discord.Embed(
         title=f"Your lists — {plural(len(lists), 'list')}, {plural(total, 'paper')}",
-        description=E.truncate("\n".join(lines), E.DESCRIPTION_LIMIT),
+        description=E.truncate("\n".join(lines), limits.DESCRIPTION_LIMIT),
         colour=E.BRAND,
     )
     embed.set_footer(text="/saved list:<name> shows one · /list create|rename|delete manage them")

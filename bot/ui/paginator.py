@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -41,7 +41,6 @@ class Page:
     embeds: list[discord.Embed]
     page_count: int = 1
     data: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class PageSource(ABC):
@@ -99,13 +98,9 @@ class Paginator(BaseView):
         *,
         ephemeral: bool = True,
         index: int = 0,
-        rendered: bool = False,
     ) -> None:
-        """Send page ``index`` as the answer to ``interaction`` (responded or deferred, either works).
-
-        ``rendered=True`` sends the page already prepared by :meth:`render` instead of loading it again.
-        """
-        page = self.page if rendered and self.page is not None else await self.render(index)
+        """Send page ``index`` as the answer to ``interaction`` (responded or deferred, either works)."""
+        page = await self.render(index)
         kwargs = self._kwargs(page)
         if not self.children:
             kwargs["view"] = discord.utils.MISSING  # a single page needs no view at all

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import limits
 from bot.services.search import ResultPage
 from bot.ui import embeds as E
 from bot.ui import respond
@@ -45,19 +46,16 @@ def result_content(page: ResultPage) -> str:
 def hit_option(hit: Hit) -> discord.SelectOption:
     """A select option for a hit: title as label, id as value, authors · area as description."""
     paper = hit.paper
-    detail = E.shorten_authors(paper.authors, paper.et_al, keep=2)
-    if paper.area:
-        detail += f" · {paper.area}"
     return discord.SelectOption(
         label=E.label(f"{hit.rank}. {paper.title or paper.id}"),
         value=E.label(paper.id),
-        description=E.label(detail),
+        description=E.label(E.byline(paper)),
     )
 
 
 def hit_options(hits: tuple[Hit, ...] | list[Hit]) -> list[discord.SelectOption]:
     """Options for a page's hits (at most 25, never two with one value: Discord rejects that)."""
-    options = [hit_option(hit) for hit in hits[: E.OPTIONS_PER_SELECT]]
+    options = [hit_option(hit) for hit in hits[: limits.OPTIONS_PER_SELECT]]
     return list({o.value: o for o in options}.values())
 
 

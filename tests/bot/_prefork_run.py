@@ -21,7 +21,7 @@ from bot.app import run_bot  # noqa: E402
 from bot.logs import setup_logging  # noqa: E402
 from bot.settings import Settings, load_settings  # noqa: E402
 from bot.supervisor import Supervisor  # noqa: E402
-from tests.support.fake_discord import loopback_only_trace  # noqa: E402
+from tests.support.fake_discord import identify_without_pause, loopback_only_trace  # noqa: E402
 
 
 def target(settings: Settings) -> int:
@@ -32,5 +32,6 @@ if __name__ == "__main__":
     setup_logging("INFO")
     discord.http.Route.BASE = os.environ["PAPERBOT_TEST_API"]
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(os.environ["PAPERBOT_TEST_GATEWAY"])
+    identify_without_pause()
     settings = load_settings(env=os.environ, dotenv=False)
     raise SystemExit(Supervisor(settings, target=target, stop_grace=30.0).run())

@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 from bot.settings import PROJECT_ROOT, Settings
+from bot.ui import admin as admin_ui
 from tests.bot import openapi_check
 from tests.support.fake_discord import FakeDiscord, Harness
 
@@ -41,8 +42,23 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "allow_discord_errors: ERROR records on the discord logger are expected"
     )
     config.addinivalue_line(
+        "markers", "product_intervals: keep the product's throttle intervals (see _short_intervals)"
+    )
+    config.addinivalue_line(
         "markers", "unchecked_callbacks: do not require exactly one callback per interaction"
     )
+
+
+#: The reindex progress message's minimum gap between edits in tests. The product's (1 s, Discord's
+#: rate limits) made every reindex through Discord wait it out before its final edit; only the test of
+#: the throttle itself needs it (``@pytest.mark.product_intervals``).
+TEST_PROGRESS_EDIT_INTERVAL = 0.05
+
+
+@pytest.fixture(autouse=True)
+def _short_intervals(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("product_intervals") is None:
+        monkeypatch.setattr(admin_ui, "PROGRESS_EDIT_INTERVAL", TEST_PROGRESS_EDIT_INTERVAL)
 
 
 @pytest.fixture(scope="session")

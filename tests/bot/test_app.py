@@ -18,7 +18,7 @@ from discord import app_commands
 
 from bot.app import PaperBot, run_bot
 from bot.engine import Engine
-from bot.store import DatabaseError, Store
+from bot.store import DatabaseError, open_store
 from retrieval.models import Paper
 from tests.bot import openapi_check
 from tests.support.fake_discord import GUILD_ID, FakeDiscord, NetworkBlocked, loopback_only_trace
@@ -243,7 +243,7 @@ def start_up_line(settings, caplog) -> str:
 
 def make_database(path) -> None:
     async def build() -> None:
-        async with await Store.open(path) as store:
+        async with await open_store(path) as store:
             await store.save_paper(1, Paper("seed1", "Seed", ("A B",), False, "Area", "Text."))
 
     asyncio.run(build())
@@ -301,7 +301,7 @@ def test_read_only_mount_without_a_database_is_one_line_and_no_stray_thread_erro
     with tmpfs(tmp_path / "ro", "ro,size=64k") as folder:
         for _ in range(15):
             with pytest.raises(DatabaseError, match="cannot be created or opened"):
-                asyncio.run(Store.open(folder / "s.db"))
+                asyncio.run(open_store(folder / "s.db"))
         settings = settings_factory(discord_token=FAKE_TOKEN, database_path=folder / "s.db")
         line = start_up_line(settings, caplog)
     time.sleep(0.2)  # a leftover worker thread would report by now

@@ -54,17 +54,18 @@ def test_a_malformed_setting_names_itself(tmp_path):
 def test_a_configured_header_is_a_header_and_part_of_the_cache_key(corpus, tmp_path):
     cache = tmp_path / "cache"
     plain, report = open_index(corpus, cache_dir=cache)
-    # without the setting the line is not a header: it stands where an area would, the block has one
-    # line too many, and the report names that line (the papers around it still load)
-    assert [(s.line, s.field) for s in report.skipped] == [(1, "block")]
-    assert HEADER in report.skipped[0].reason
+    # without the setting the line is not a header: above the first area line, it is the first
+    # paper's title (the text format's way to give one)
+    assert report.skipped == ()
     assert [p.area for p in plain.papers] == ["Theory", "Optimization"]
+    assert [(p.title, p.title_derived) for p in plain.papers][0] == (HEADER, False)
 
     index, report = open_index(corpus, cache_dir=cache, headers=(HEADER,))
     assert not report.from_cache  # another setting, another key: rebuilt, not the header-less cache
     assert report.skipped == ()
     assert [p.area for p in index.papers] == ["Theory", "Optimization"]
     assert [p.authors for p in index.papers][0] == ("Ada Lovelace", "Alan Turing")
+    assert all(p.title_derived for p in index.papers)  # a header, not a title
 
     again, report = open_index(corpus, cache_dir=cache, headers=(HEADER,))
     assert report.from_cache and report.skipped == () and len(again) == 2
@@ -95,5 +96,7 @@ def _cli(corpus: Path, tmp_path: Path, **env_extra: str) -> dict:
 
 
 def test_the_command_line_uses_the_setting(corpus, tmp_path):
-    assert _cli(corpus, tmp_path, CORPUS_HEADERS=HEADER)["skipped"] == []
-    assert [s["line"] for s in _cli(corpus, tmp_path)["skipped"]] == [1]
+    # with the setting the line is a header; without it, the first paper's title (a field is indexed)
+    with_header, without = _cli(corpus, tmp_path, CORPUS_HEADERS=HEADER), _cli(corpus, tmp_path)
+    assert with_header["skipped"] == [] and without["skipped"] == []
+    assert with_header["extra"]["terms"] < without["extra"]["terms"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot import cli, export
-from bot.store import Store
+from bot.store import open_store
 from bot.store import sql as store_sql
 from tests.bot.store.test_copy import comparable, paper
 
@@ -20,7 +20,7 @@ GUILD = 1_300_000_000_000_000_001
 
 
 async def fill(path: Path) -> None:
-    async with await Store.open(path) as store:
+    async with await open_store(path) as store:
         for n in range(30):
             uid = USERS[n % 3]
             await store.save_paper(uid, paper(n), ["reading", "Theory 2", "日本語"][n % 3], note=f"note {n}")
@@ -41,7 +41,7 @@ async def everything(target) -> tuple:
     """What users see, per user (lists with created_at, items with notes and saved_at; watches with
     their numbers), the server's reading list, and the full dump (snapshots with their first/last-seen
     times, imported records, watch pauses...): all of it must survive a copy."""
-    async with await Store.open(target) as store:
+    async with await open_store(target) as store:
         seen = []
         for uid in USERS:
             items, lists = await store.export_items(uid)
@@ -101,13 +101,13 @@ def test_a_target_giving_other_watches_the_same_numbers_is_refused_in_one_line(
     target = str(tmp_path / "copy.db") if to == "sqlite" else request.getfixturevalue("postgres_url")
 
     async def others() -> dict:
-        async with await Store.open(target) as store:
+        async with await open_store(target) as store:
             await store.add_watch(USERS[2], "somebody else's")  # 1
             await store.add_watch(USERS[2], "another")  # 2: the source's 2 is another user's
             return await store.dump()
 
     async def dump() -> dict:
-        async with await Store.open(target) as store:
+        async with await open_store(target) as store:
             return await store.dump()
 
     before = asyncio.run(others())

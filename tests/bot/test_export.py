@@ -313,3 +313,35 @@ def test_parse_json_reports_bad_records_and_caps_messages() -> None:
     assert len(parsed.errors) == 51 and parsed.errors[-1] == "… and 20 more problems"
     lone_surrogate = '[{"id": "ok", "title": "bad \\ud800 text"}]'
     assert parse_json(lone_surrogate, note_max=500, id_max=200).lists[0].items[0].title == "bad ? text"
+
+
+# -- derived titles (issue 33 item 2) -------------------------------------------------------------
+
+
+def test_a_derived_title_is_never_passed_off_as_the_papers_own():
+    from bot.export import DERIVED_TITLE, derived_titles, render_export
+    from retrieval.models import Paper
+    from retrieval.titles import derive_title
+
+    abstract = "We propose FooNet, a graph network for molecules. It predicts binding affinity."
+    own = item("own12345", title="FooNet: Graph Networks for Molecules", abstract=abstract)
+    mine = item("der12345", title=derive_title(abstract), abstract=abstract)
+    more = abstract + " More."
+    gone = item("gon12345", title=derive_title(more), abstract=more)  # no longer in the corpus
+    papers = {
+        "own12345": Paper("own12345", own.title, own.authors, False, "", abstract),
+        "der12345": Paper("der12345", mine.title, mine.authors, False, "", abstract, title_derived=True),
+    }
+    assert derived_titles([own, mine, gone], papers.get) == {"der12345", "gon12345"}
+    bib = render_export("bib", [own, mine, gone], corpus=papers.get)
+    entries = bib.split("@misc{")[1:]
+    assert "title = {{FooNet: Graph Networks for Molecules}}" in entries[0]
+    for entry in entries[1:]:
+        assert "  title = " not in entry and f". {DERIVED_TITLE}: FooNet" in entry
+    md = render_export("md", [own, mine], corpus=papers.get)
+    assert "**FooNet: Graph Networks for Molecules**\n" in md
+    assert f"**{mine.title}** _({DERIVED_TITLE.lower()})_" in md
+    doc = json.loads(render_export("json", [own, mine], corpus=papers.get))
+    assert [(i["id"], i["title_derived"]) for i in doc["lists"][0]["items"]] == [
+        ("own12345", False), ("der12345", True)
+    ]

@@ -26,7 +26,7 @@ import pytest
 
 import bot.engine as bot_engine
 from bot.services.registry import open_services
-from bot.store import Store
+from bot.store import open_store
 from retrieval.models import Paper
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -193,7 +193,7 @@ async def test_a_reindex_in_one_process_is_served_by_the_other_within_10_s(deplo
     assert a.reconciles + b.reconciles == 1
 
     # Someone saved p0029, which the next corpus drops.
-    async with await Store.open(deployment.target) as store:
+    async with await open_store(deployment.target) as store:
         await store.save_paper(7, Paper("p0029", "Paper number 29", ("Ada Lovelace",), False, "Theory", "x"))
     write_corpus(deployment.corpus, range(29), extra={3: "zyxquokka"})
     outcome = a.ask("reindex", "reindex", timeout=120)
@@ -210,7 +210,7 @@ async def test_a_reindex_in_one_process_is_served_by_the_other_within_10_s(deplo
     assert (a.builds, b.builds) == (2, 0)
     assert a.reconciles + b.reconciles == 2
     assert b.warnings("cannot serve index generation") == 0
-    async with await Store.open(deployment.target) as store:
+    async with await open_store(deployment.target) as store:
         page = await store.get_list(7)
         assert [(item.paper_id, item.in_corpus) for item in page.items] == [("p0029", False)]
 

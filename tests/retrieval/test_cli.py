@@ -96,7 +96,7 @@ def test_ask(run):
 def test_index_report(run, tmp_path):
     code, out, _ = run("index")
     assert code == 0 and out.startswith("40 papers from 2 files, built in")
-    assert "duplicates dropped:" in out and "blocks skipped:" in out
+    assert "40 blocks read from 2 files: 40 papers loaded, 0 duplicates, 0 skipped\n" in out
     ranking = next(line for line in out.splitlines() if line.startswith("ranking:"))
     assert re.search(r"; \d{1,3}(,\d{3})+ terms, \d{1,3}(,\d{3})+ postings$", ranking), ranking
     code, out, _ = run("index", "--json")
@@ -138,9 +138,11 @@ def test_index_report_counts_rejected_files_and_repaired_papers(tmp_path, capsys
     papers = len(load_corpus(corpus).papers)
     assert papers == 42
     assert out.startswith(f"{papers} papers from 3 files (2 more rejected), built in"), out
-    assert "files rejected: 2\n" in out and "binary.txt: binary (contains NUL bytes)" in out
-    assert "blocks skipped: 1\n" in out and "more.jsonl:3: record: invalid JSON" in out
-    assert "papers loaded with a note: 2\n" in out
+    assert "Files rejected: 2\n" in out and "binary.txt: binary (contains NUL bytes)" in out
+    assert "Skipped blocks: 1\n" in out and "more.jsonl:3: record: invalid JSON" in out
+    assert "Papers loaded with a note: 2\n" in out
+    assert "43 blocks read from 3 files: 42 papers loaded (2 with a note), 0 duplicates, 1 skipped; " in out
+    assert "; 2 files rejected\n" in out
     assert "more.jsonl:1: id: 120 characters" in out and "more.jsonl:2: url: dropped" in out
     code = main(["index", "--json"], default_corpus=corpus, params=BM25Params(), cache_dir=tmp_path / "cache")
     report = json.loads(capsys.readouterr().out)

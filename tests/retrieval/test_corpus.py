@@ -327,7 +327,7 @@ def test_malformed_blocks_are_skipped_with_their_line(tmp_path):
         + "\n\n"  # 15: authors missing
         + "%%%% garbage ####\n\n12345\n\n"  # 19, 21: garbage lines (one block)
         + block("Optimization", "Barbara Liskov", ABSTRACT_C)  # 23, 25, 27
-        + "Edsger Dijkstra, John McCarthy\n\n"  # 29: area missing
+        + "Edsger Dijkstra, John McCarthy\n\n"  # 29: no area (optional)
         + "We show a thing about graphs and trees that nobody knew before.\n\n"
         + block("Applications · Health", "Tim Berners-Lee", ABSTRACT_A.replace("molecules", "proteins"))  # 33
         + "Theory · Optimization\n\nNiklaus Wirth\n\n"  # 39, 41: abstract missing
@@ -335,20 +335,20 @@ def test_malformed_blocks_are_skipped_with_their_line(tmp_path):
     )
     c = load_corpus(write(tmp_path / "bad.txt", text))
     # Read by position, "tbd." is the abstract of the block at line 9.
-    assert [p.source.rsplit(":", 1)[1] for p in c.papers] == ["3", "9", "23", "33", "43"]
+    assert [p.source.rsplit(":", 1)[1] for p in c.papers] == ["3", "9", "23", "29", "33", "43"]
     assert [p.area for p in c.papers] == [
         "Theory · Learning Theory",
         "Theory · Game Theory",
         "Optimization",
+        "",
         "Applications · Health",
         "Theory · Game Theory",
     ]
     assert c.papers[1].abstract == "tbd."
     reasons = {s.line: s.reason for s in c.skipped}
-    assert set(reasons) == {17, 19, 29, 39}
+    assert set(reasons) == {17, 19, 39}
     assert reasons[17].startswith("authors: missing: the line after the area 'Deep Learning · Robustness'")
     assert reasons[19].startswith("abstract: missing: the 2 lines '%%%% garbage ####' and '12345'")
-    assert reasons[29].startswith("area: missing: the block starts with the authors 'Edsger Dijkstra")
     assert reasons[39].startswith("abstract: missing: the 2 lines 'Theory · Optimization' and 'Niklaus")
     assert all(s.path == str(tmp_path / "bad.txt") for s in c.skipped)
     assert str(c.skipped[0]) == f"{tmp_path / 'bad.txt'}:17: {reasons[17]}"
@@ -378,8 +378,9 @@ def test_binary_file_is_skipped(tmp_path):
     (tmp_path / "b.txt").write_bytes(bytes(range(256)) * 4)
     c = load_corpus(tmp_path)
     assert len(c.papers) == 3
-    assert [(Path(s.path).name, s.line) for s in c.skipped] == [("b.txt", 1)]
-    assert "binary" in c.skipped[0].reason
+    assert c.skipped == () and [Path(f).name for f in c.files] == ["a.txt"]  # rejected, not read
+    assert [(Path(s.path).name, s.line) for s in c.rejected] == [("b.txt", 1)]
+    assert "binary" in c.rejected[0].reason
 
 
 # --------------------------------------------------------------------------------------------------
@@ -402,7 +403,7 @@ def test_empty_file(tmp_path):
 def test_directory_without_corpus_files(tmp_path):
     write(tmp_path / "notes.md", small_corpus())
     write(tmp_path / ".hidden.txt", small_corpus())
-    with pytest.raises(CorpusError, match=r"no \.txt or \.jsonl"):
+    with pytest.raises(CorpusError, match=r"no corpus file \(\.txt, \.jsonl"):
         corpus_files(tmp_path)
 
 
@@ -521,7 +522,7 @@ def test_jsonl_repeated_explicit_id_is_a_duplicate(tmp_path):
     c = load_corpus(path)
     assert [p.abstract for p in c.papers] == [ABSTRACT_A]
     assert c.duplicates == 1
-    assert c.duplicate_details == (f"{path}:2: duplicate id a (first seen {path}:1)",)
+    assert c.duplicate_details == (f"{path}:2: duplicate id a (loaded from {path}:1)",)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -543,7 +544,8 @@ def test_same_paper_in_two_files_is_loaded_once(tmp_path):
     assert c.duplicates == 3
     first = {p.authors[0]: p for p in c.papers}
     assert c.duplicate_details[0] == (
-        f"{tmp_path / 'b.txt'}:9: duplicate of {first['Ada Lovelace'].id} (first seen {tmp_path / 'a.txt'}:3)"
+        f"{tmp_path / 'b.txt'}:9: duplicate of {first['Ada Lovelace'].id} "
+        f"(loaded from {tmp_path / 'a.txt'}:3)"
     )
     assert all(" duplicate of " in d for d in c.duplicate_details)
 
@@ -603,16 +605,16 @@ def test_short_ids_avoid_reserved_explicit_ids():
 
 
 def test_collision_inside_load_corpus(tmp_path, monkeypatch):
-    real = corpus_module.content_digest
+    real = corpus_module.record_digests
 
     def colliding(authors, abstract):
-        d = real(authors, abstract)
-        return b"\x00" * 5 + d[5:]  # every paper shares its first 40 bits
+        d, key = real(authors, abstract)
+        return b"\x00" * 5 + d[5:], key  # every paper's id digest shares its first 40 bits
 
-    monkeypatch.setattr(corpus_module, "content_digest", colliding)
+    monkeypatch.setattr(corpus_module, "record_digests", colliding)
     c = load_corpus(write(tmp_path / "c.txt", small_corpus()))
     ids = [p.id for p in c.papers]
-    digests = [colliding(p.authors, p.abstract) for p in c.papers]
+    digests = [colliding(p.authors, p.abstract)[0] for p in c.papers]
     winner = digests.index(min(digests))
     assert [len(i) for i in ids] == [8 if k == winner else 12 for k in range(3)]
     assert len(set(ids)) == 3

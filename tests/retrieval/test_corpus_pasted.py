@@ -124,10 +124,11 @@ def test_any_area_line_in_the_first_block(tmp_path, area):
 def test_only_the_configured_header_is_a_header(tmp_path):
     text = "My Papers\n\nTheory\n\nAda Lovelace\n\nWe propose a thing that is good at graphs.\n"
     default = load_corpus(write(tmp_path / "a.txt", text))
-    assert [p.area for p in default.papers] == ["Theory"]  # 'My Papers' is a stray line, reported
-    assert [s.line for s in default.skipped] == [1]
+    # the line above the area line is the paper's title
+    assert [(p.title, p.title_derived, p.area) for p in default.papers] == [("My Papers", False, "Theory")]
     configured = load_corpus(tmp_path / "a.txt", headers=("My Papers",))
     assert configured.skipped == () and [p.area for p in configured.papers] == ["Theory"]
+    assert configured.papers[0].title_derived
 
 
 # -- abstracts over several lines --------------------------------------------------------------------
@@ -194,25 +195,31 @@ def test_skipped_blocks_name_file_line_field_and_why(tmp_path):
             # no authors
             "Theory · Learning Theory\n\nWe prove a bound for learning halfspaces with noise. It is tight.",
             good[1],
-            # no area
+            # no area: the area is optional
             "Alice Smith, Bob Jones\n\nWe prove another bound for learning with noise. It is tight too.",
             good[2],
             "Theory · Optimization\n\nNiklaus Wirth",  # no abstract
             good[3],
         ]
     )
+    text = "| Method | Accuracy |\n|---|---|\n| Ours | 91.2 |\n\n" + text  # a table after no abstract
     path = write(tmp_path / "bad.txt", text)
     corpus = load_corpus(path)
-    assert [p.abstract for p in corpus.papers] == [b.abstract for b in pasted_corpus.BLOCKS[1:5]]
+    blocks = pasted_corpus.BLOCKS
+    no_area = "We prove another bound for learning with noise. It is tight too."
+    want = [blocks[1].abstract, blocks[2].abstract, no_area, blocks[3].abstract, blocks[4].abstract]
+    assert [p.abstract for p in corpus.papers] == want
+    assert [p.area for p in corpus.papers][2] == ""
     lines = text.split("\n")
     by_field = {s.reason.split(":", 1)[0]: s for s in corpus.skipped}
-    assert set(by_field) == {"authors", "area", "abstract"}
+    assert set(by_field) == {"authors", "abstract", "block"}
     assert lines[by_field["authors"].line - 1].startswith("We prove a bound")  # the line that is wrong
-    assert lines[by_field["area"].line - 1] == "Alice Smith, Bob Jones"
     assert lines[by_field["abstract"].line - 1] == "Theory · Optimization"
+    assert lines[by_field["block"].line - 1] == "| Method | Accuracy |" and "table" in by_field["block"].why
+    assert corpus.blocks == len(corpus.papers) + corpus.duplicates + len(corpus.skipped)
     for s in corpus.skipped:
         assert str(s).startswith(f"{path}:{s.line}: {s.reason.split(':', 1)[0]}: ")
-        assert s.field in {"authors", "area", "abstract"} and s.why
+        assert s.field in {"authors", "block", "abstract"} and s.why
 
 
 def test_ignored_files_are_named(tmp_path):
@@ -300,8 +307,9 @@ def test_jsonl_urls_are_normalised_or_dropped_with_a_report_line(tmp_path):
         "https://doi.org/10.48550/arXiv.2401.00002",
         None,
     ]
-    assert [(s.line, s.field) for s in corpus.skipped] == [(3, "url")]
-    assert "javascript:alert(1)" in corpus.skipped[0].why
+    assert corpus.skipped == ()  # the paper loaded, with a note
+    assert [(s.line, s.field) for s in corpus.notes] == [(3, "url")]
+    assert "javascript:alert(1)" in corpus.notes[0].why
 
 
 def test_jsonl_ids_over_100_characters_get_a_short_stable_key(tmp_path):
@@ -312,7 +320,7 @@ def test_jsonl_ids_over_100_characters_get_a_short_stable_key(tmp_path):
     key = corpus.papers[0].id
     assert key == long_id_key(long_id) and len(key) <= MAX_ID_LENGTH and len(key) == 13
     assert corpus.papers[1].id == "ok"
-    assert [(s.line, s.field) for s in corpus.skipped] == [(1, "id")]
-    assert key in corpus.skipped[0].why
+    assert corpus.skipped == () and [(s.line, s.field) for s in corpus.notes] == [(1, "id")]
+    assert key in corpus.notes[0].why
     again = load_corpus(write(tmp_path / "d" / "c.jsonl", path.read_text()))
     assert again.papers[0].id == key  # stable across loads

@@ -46,9 +46,12 @@ def reference_top(model, query: str, k: int) -> tuple[np.ndarray, list[int]]:
     return scores, docs[order][:k].tolist()
 
 
-def check(papers, queries, params, use_rank_bm25):
+def check(papers, queries, params, use_rank_bm25, model=None, reference=reference_top):
+    """``model``: rank-bm25's model of ``papers`` (fitted here when not given); ``reference``: how
+    the brute-force answer is computed (``reference_top``, or a memo of it for a shared model)."""
     index = build_index(papers, params, use_rank_bm25=use_rank_bm25)
-    model = params.rank_bm25_model([paper_tokens(p) for p in papers])
+    if model is None:
+        model = params.rank_bm25_model([paper_tokens(p) for p in papers])
     # The statistics themselves.
     assert index.avgdl == model.avgdl
     assert index.doc_len.tolist() == model.doc_len
@@ -56,7 +59,7 @@ def check(papers, queries, params, use_rank_bm25):
     compared = 0
     for query in queries:
         tokens = tokenize(query)
-        ref_scores, ref_top = reference_top(model, query, 10)
+        ref_scores, ref_top = reference(model, query, 10)
         ours, _ = index.score_terms(tokens)
         rel = np.abs(ours - ref_scores) / np.maximum(np.abs(ref_scores), 1e-12)
         assert float(rel.max()) <= 1e-6, query
@@ -75,12 +78,29 @@ def test_seed_corpus_equals_rank_bm25(seed_papers, params):
     check(seed_papers, SEED_QUERIES, params, use_rank_bm25=True)
 
 
+@pytest.fixture(scope="module")
+def synth_reference():
+    """reference_top over the session's rank-bm25 models of the synthetic corpus, each (model, query)
+    computed once: both ways of building the statistics are compared against the same answer."""
+    memo = {}
+
+    def reference(model, query: str, k: int):
+        key = (id(model), query, k)  # the models live for the whole session: ids are not reused
+        if key not in memo:
+            memo[key] = reference_top(model, query, k)
+        return memo[key]
+
+    return reference
+
+
 @pytest.mark.parametrize("params", VARIANTS[:3], ids=lambda p: p.key())
 @pytest.mark.parametrize("use_rank_bm25", [True, False], ids=["rank-bm25-stats", "own-stats"])
-def test_generated_corpus_equals_rank_bm25(synth_papers, synth_generator, params, use_rank_bm25):
+def test_generated_corpus_equals_rank_bm25(
+    synth_papers, synth_generator, synth_rank_bm25, synth_reference, params, use_rank_bm25
+):
     assert len(synth_papers) >= 5000
     queries = synth_generator.queries(40) + ["learning model learning", "models data"]
-    check(synth_papers, queries, params, use_rank_bm25)
+    check(synth_papers, queries, params, use_rank_bm25, synth_rank_bm25(params), synth_reference)
 
 
 def test_both_statistics_paths_build_identical_arrays(synth_papers):

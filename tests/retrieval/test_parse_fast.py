@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import retrieval.catalogue as catalogue_module
 import retrieval.corpus as corpus_module
+import retrieval.corpus_fields as fields_module
 from retrieval.corpus import HEADER, load_corpus, normalize_name
 from tests.retrieval.fixtures import pasted_corpus
 from tests.retrieval.test_split import SEEDS
@@ -30,7 +31,7 @@ def test_every_ascii_character_keys_and_normalises_as_the_definition_says():
     for c in ASCII:
         for text in (c, f"Ab{c}Cd", f"{c}{c} x{c}Y {c}"):
             assert corpus_module._id_key(text) == corpus_module._unicode_id_key(text), repr(text)
-            assert normalize_name(text) == corpus_module._unicode_normalize_name(text), repr(text)
+            assert normalize_name(text) == fields_module._unicode_normalize_name(text), repr(text)
     # and the definition is what the fast path claims: NFKC and casefold change only A-Z
     assert all(unicodedata.normalize("NFKC", c).casefold() == c.lower() for c in ASCII)
 
@@ -39,7 +40,7 @@ def test_every_ascii_character_keys_and_normalises_as_the_definition_says():
 @given(st.text(alphabet=st.characters(max_codepoint=127)))
 def test_ascii_text_keys_and_normalises_as_the_definition_says(text):
     assert corpus_module._id_key(text) == corpus_module._unicode_id_key(text)
-    assert normalize_name(text) == corpus_module._unicode_normalize_name(text)
+    assert normalize_name(text) == fields_module._unicode_normalize_name(text)
 
 
 def test_the_digests_of_the_bundled_corpus_are_the_definitions(monkeypatch):
@@ -124,8 +125,8 @@ def test_plain_author_lists_are_cleaned_as_each_name_is():
         lines.append(joined + rng.choice(["", " 等", ", et al."]))
     fast_seen = 0
     for line in lines:
-        cut, parts, et_al = corpus_module._author_parts(line)
-        names = tuple(n for n in map(corpus_module._clean_name, parts) if n)
-        assert corpus_module.parse_authors(line) == (names, et_al), line
-        fast_seen += corpus_module._plain(cut)
+        cut, parts, et_al = fields_module._author_parts(line)
+        names = tuple(n for n in map(fields_module._clean_name, parts) if n)
+        assert fields_module.parse_authors(line) == (names, et_al), line
+        fast_seen += fields_module._plain(cut)
     assert 300 < fast_seen < len(lines) - 300  # both ways ran

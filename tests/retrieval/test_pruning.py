@@ -70,12 +70,12 @@ def with_long_df(index, long_df: int) -> Postings:
     return Postings(params=index.params, terms=index.terms, arrays=arrays, avgdl=index.avgdl)
 
 
-def brute_force(model, docs_tokens, tokens: list[str], need: int, mask=None):
+def brute_force(model, doc_sets, tokens: list[str], need: int, mask=None):
     """rank-bm25's scores, the hit rule (a doc holding a query token; ties by tokens held, then
-    corpus order), the top ``need`` and the number of hits."""
+    corpus order), the top ``need`` and the number of hits. ``doc_sets``: each doc's set of tokens."""
     scores = np.asarray(model.get_scores(tokens))
     words = list(dict.fromkeys(tokens))
-    counts = np.array([sum(1 for w in words if w in set(doc)) for doc in docs_tokens])
+    counts = np.array([sum(1 for w in words if w in doc) for doc in doc_sets])
     hits = np.flatnonzero(counts > 0)
     if mask is not None:
         hits = hits[mask[hits]]
@@ -84,9 +84,10 @@ def brute_force(model, docs_tokens, tokens: list[str], need: int, mask=None):
     return top.tolist(), [float(scores[d]) for d in top], len(hits)
 
 
-def check(core: Postings, model, docs_tokens, tokens, need, mask=None):
+def check(core: Postings, model, doc_sets, tokens, need, mask=None, reference=brute_force):
+    """``reference``: brute_force, or a memo of it when many checks share one model."""
     docs, scores, total = core.top(tokens, need, mask)
-    want_docs, want_scores, want_total = brute_force(model, docs_tokens, tokens, need, mask)
+    want_docs, want_scores, want_total = reference(model, doc_sets, tokens, need, mask)
     assert docs.tolist() == want_docs, tokens
     assert [scores[d] for d in docs.tolist()] == want_scores, tokens  # float equality
     assert total == want_total, tokens
@@ -128,7 +129,7 @@ def test_tiny_corpora_equal_rank_bm25_whichever_terms_are_long(
     if mask_seed is not None:
         mask = np.random.default_rng(mask_seed).random(len(papers)) < 0.6
     with kernel(name):
-        check(core, model, docs_tokens, tokenize(" ".join(query)), need, mask)
+        check(core, model, [set(d) for d in docs_tokens], tokenize(" ".join(query)), need, mask)
 
 
 @pytest.mark.parametrize("name", KERNELS)
@@ -144,24 +145,39 @@ def test_zero_and_negative_idf_words_are_hits_on_the_long_path(params, name):
         for query in ["gradient", "policy", "gradient search", "search alpha", "policy policy beta"]:
             for need in (1, 2, 5):
                 with kernel(name):
-                    check(core, model, docs_tokens, tokenize(query), need)
+                    check(core, model, [set(d) for d in docs_tokens], tokenize(query), need)
+
+
+class Reference:
+    """brute_force memoized for models that outlive the module (the session's): the kernels and the
+    long-term thresholds are all checked against one brute-force answer per (query, need, mask)."""
+
+    def __init__(self) -> None:
+        self.memo: dict = {}
+
+    def __call__(self, model, doc_sets, tokens, need, mask=None):
+        key = (id(model), tuple(tokens), need, None if mask is None else mask.tobytes())
+        if key not in self.memo:
+            self.memo[key] = brute_force(model, doc_sets, tokens, need, mask)
+        return self.memo[key]
 
 
 @pytest.fixture(scope="module")
-def synth_index(synth_papers):
-    return build_index(synth_papers, BM25Params())
+def reference():
+    return Reference()
 
 
 @pytest.fixture(scope="module")
-def synth_model(synth_papers):
-    docs_tokens = [paper_tokens(p) for p in synth_papers]
-    return BM25Params().rank_bm25_model(docs_tokens), docs_tokens
+def synth_model(synth_tokens, synth_rank_bm25):
+    return synth_rank_bm25(BM25Params()), [set(d) for d in synth_tokens]
 
 
 @pytest.mark.parametrize("name", KERNELS)
 @pytest.mark.parametrize("long_df", [None, 40, 1])
-def test_generated_corpus_top_10_equals_rank_bm25(synth_index, synth_model, synth_generator, long_df, name):
-    model, docs_tokens = synth_model
+def test_generated_corpus_top_10_equals_rank_bm25(
+    synth_index, synth_model, synth_generator, reference, long_df, name
+):
+    model, doc_sets = synth_model
     core = synth_index.core if long_df is None else with_long_df(synth_index, long_df)
     if long_df is None:
         assert int(np.count_nonzero(core.long_slot >= 0)) > 0  # the default has long terms here
@@ -173,7 +189,7 @@ def test_generated_corpus_top_10_equals_rank_bm25(synth_index, synth_model, synt
         if not tokens:
             continue
         with kernel(name):
-            check(core, model, docs_tokens, tokens, 10, mask if i % 4 == 0 else None)
+            check(core, model, doc_sets, tokens, 10, mask if i % 4 == 0 else None, reference)
         compared += 1
     assert compared >= 40
 
@@ -204,17 +220,21 @@ def test_long_lists_are_skipped_not_read(synth_index, monkeypatch):
     assert total > n // 3 and sum(scored) < total // 10, (sum(scored), total)
 
 
+@pytest.fixture(scope="module")
+def variant_models(synth_papers, synth_tokens):
+    """The first 1,500 synthetic papers indexed, and fitted by rank-bm25, for every variant."""
+    papers, docs_tokens = synth_papers[:1500], list(synth_tokens[:1500])
+    doc_sets = [set(d) for d in docs_tokens]
+    return [(build_index(papers, p), p.rank_bm25_model(docs_tokens), doc_sets) for p in VARIANTS]
+
+
 @pytest.mark.parametrize("name", KERNELS)
-def test_scores_are_float_equal_to_rank_bm25_for_every_variant(synth_papers, name):
-    papers = synth_papers[:1500]
-    docs_tokens = [paper_tokens(p) for p in papers]
-    for params in VARIANTS:
-        index = build_index(papers, params)
-        model = params.rank_bm25_model(docs_tokens)
+def test_scores_are_float_equal_to_rank_bm25_for_every_variant(variant_models, reference, name):
+    for index, model, doc_sets in variant_models:
         for query in ["learning model learning", "sparse graph kernel", "method data task bound", "the of"]:
             for need in (1, 10, 50):
                 with kernel(name):
-                    check(index.core, model, docs_tokens, tokenize(query), need)
+                    check(index.core, model, doc_sets, tokenize(query), need, reference=reference)
 
 
 def test_the_c_kernel_is_built_and_answers(synth_index):

@@ -117,7 +117,8 @@ def test_a_bad_block_at_a_split_point(tmp_path):
     reads it, or the split is refused."""
     blocks = SEEDS[0].read_text(encoding="utf-8").split("\n\n")
     outcomes = set()
-    bad_blocks = ["Only an area line · Here", "Just one author, Another One", blocks[7] + "\n\n" + blocks[7],
+    bad_blocks = ["Only an area line · Here", "Just One Author, Another One, Third Person",
+                  blocks[7] + "\n\n" + blocks[7],
                   "An orphan sentence that reads as prose. It ends."]  # fmt: skip
     for k, bad in enumerate(bad_blocks):
         text = "\n\n".join(blocks[:40] + [bad] + blocks[40:]) + "\n"

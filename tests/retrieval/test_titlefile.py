@@ -250,3 +250,12 @@ def test_threads_reading_titles_while_the_file_appears_see_the_same_titles(corpu
         sys.setswitchinterval(old)
     assert index.papers.title_file() is not None
     assert not wrong
+
+
+def test_worker_processes_derive_the_titles_one_process_does(corpus, tmp_path, monkeypatch):
+    index, _ = open_index(corpus, cache_dir=tmp_path / "cache")
+    monkeypatch.setattr(titlefile, "_CHUNK", 7)  # several chunks, in order, from forked workers
+    alone = titlefile.derive_all(index, workers=1)
+    assert titlefile.derive_all(index, workers=2) == alone
+    papers = index.papers
+    assert alone == [papers.title(i) if papers.title_is_derived(i) else "" for i in range(len(index))]

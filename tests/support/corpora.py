@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -10,22 +11,33 @@ ICLR = ROOT.parent / "shared" / "corpora" / "iclr2024" / "abstracts.txt"
 
 
 def bundled_and_pasted_abstracts() -> list[str]:
-    """The bundled corpus's abstracts, then the pasted fixture's."""
+    """The bundled corpus's abstracts, then the pasted fixture's (a new list: the caller may change it)."""
+    return list(_bundled_and_pasted())
+
+
+def iclr_abstracts() -> list[str]:
+    """The ICLR 2024 abstracts ([] without the corpus; a new list: the caller may change it)."""
+    return list(_iclr())
+
+
+# Parsed once per test process: several title and parsing test files read the same abstracts.
+@functools.cache
+def _bundled_and_pasted() -> tuple[str, ...]:
     from retrieval.corpus import load_corpus
     from tests.retrieval.fixtures import pasted_corpus
 
     out = [p.abstract for p in load_corpus(ROOT / "data" / "corpus").papers]
-    return out + [b.abstract for b in pasted_corpus.BLOCKS]
+    return (*out, *(b.abstract for b in pasted_corpus.BLOCKS))
 
 
-def iclr_abstracts() -> list[str]:
-    """The ICLR 2024 abstracts ([] without the corpus)."""
+@functools.cache
+def _iclr() -> tuple[str, ...]:
     if not ICLR.exists():
-        return []
+        return ()
     from retrieval.corpus import _parse_text
 
     records, _ = _parse_text(ICLR.read_text(encoding="utf-8"), "iclr")
-    return [r.abstract for r in records]
+    return tuple(r.abstract for r in records)
 
 
 def corpus_with_a_cp1252_file(folder: Path) -> Path:

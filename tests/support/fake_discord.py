@@ -197,6 +197,21 @@ class _InteractionRecord:
     ephemeral: bool = False
 
 
+_DISCORD_IDENTIFY_HOOK = discord.Client.before_identify_hook
+
+
+async def _identify_at_once(self: discord.Client, shard_id: int | None, *, initial: bool = False) -> None:
+    """No pause before an IDENTIFY (see :func:`identify_without_pause`)."""
+
+
+def identify_without_pause() -> None:
+    """discord.py's default ``before_identify_hook`` sleeps 5 s before every IDENTIFY but a process's
+    first, to keep under Discord's identify rate limit; the fake gateway has none, so a bot with several
+    shards identifies them at once here (the shards, their order and the IDENTIFY payloads are
+    unchanged). :meth:`FakeDiscord.install` does this; a child process pointed at a fake calls it."""
+    discord.Client.before_identify_hook = _identify_at_once  # type: ignore[method-assign]
+
+
 class FakeDiscord:
     """A loopback HTTP server answering the Discord REST routes the bot uses, recording every request.
 
@@ -268,12 +283,14 @@ class FakeDiscord:
         discord.http.Route.BASE = self.base_url
         # bot.start() connects to this URL directly (no GET /gateway/bot on the first connect).
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = self.gateway_url
+        identify_without_pause()
 
     def uninstall(self) -> None:
         """Restore discord.py's real API base URL."""
         if self._saved_base is not None:
             discord.http.Route.BASE = self._saved_base
             discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = self._saved_gateway
+            discord.Client.before_identify_hook = _DISCORD_IDENTIFY_HOOK
             self._saved_base = None
 
     async def close(self) -> None:

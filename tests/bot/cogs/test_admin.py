@@ -180,7 +180,10 @@ async def test_reindex_reports_the_diff_and_saved_papers_leaving_and_returning(h
     embed = ex.embeds[0]
     assert f"now serving {len(kept)} papers" in embed["title"]
     fields = {f["name"]: f["value"] for f in embed["fields"]}
-    assert fields["Papers"] == f"+0 added · −{len(full - kept)} removed · {len(kept)} unchanged"
+    assert fields["Papers"] == (
+        f"+0 added · −{len(full - kept)} removed · {len(kept)} unchanged\n"
+        f"{len(kept)} blocks read from 1 file: {len(kept)} papers loaded, 0 duplicates, 0 skipped"
+    )
     assert f"`{leaving.id}`" in fields["Removed"] or "more" in fields["Removed"]
     # The first removed papers are named by title, from the index that served them.
     removed = sorted(full - kept, key=lambda pid: list(full).index(pid))
@@ -357,6 +360,7 @@ async def test_reindex_report_names_files_in_the_corpus_and_keeps_reasons_whole(
         assert all(len(f["value"]) <= 1024 for f in page.get("fields", []))
 
 
+@pytest.mark.product_intervals
 async def test_reindex_progress_edits_are_throttled(harness, monkeypatch):
     h = harness
     real_open_index = engine_module.open_index

@@ -251,3 +251,55 @@ async def test_huge_paper_is_shortened_not_rejected(harness, monkeypatch):
     )
     assert total <= 6000 and all(len(e.get("description") or "") <= 4096 for e in ex.embeds)
     assert "…" in ex.text and "et al." in ex.text
+
+
+def long_paper(base, sentences: int) -> Paper:
+    text = " ".join(f"Sentence {k} says that the policy improves on task {k}." for k in range(sentences))
+    return Paper(id=base.id, title="A Paper With A Long Abstract", authors=("Ada Lovelace",), et_al=False,
+                 area=base.area, abstract=text)  # fmt: skip
+
+
+async def test_paper_shows_a_long_abstract_whole_over_several_messages(harness, monkeypatch):
+    """Issue 33 item 8: a 10,000-character abstract is shown whole, over 3 messages (the first with
+    the buttons), and the reply says it goes on."""
+    engine = harness.bot.engine
+    base = engine.index.papers[0]
+    paper = long_paper(base, 180)
+    assert 9_000 < len(paper.abstract) < 11_000
+    monkeypatch.setattr(engine, "require", lambda pid: paper)
+    ex = await harness.run_command("paper", {"id": base.id})
+    messages = ex.messages
+    assert len(messages) == 3
+    first = messages[0]["embeds"][0]
+    assert first["footer"]["text"] == "the abstract goes on in the next 2 messages"
+    text = " ".join(e.get("description") or "" for m in messages for e in m["embeds"])
+    assert all(f"Sentence {k} says" in text for k in range(180))
+    for m in messages:
+        assert sum(len(e.get("description") or "") for e in m["embeds"]) <= 6000
+    rows = messages[0].get("components") or []
+    labels = [c.get("label") for row in rows for c in row.get("components", [])]
+    assert any("Save" in (label or "") for label in labels)  # the buttons are under the start
+    assert not messages[1].get("components") and not messages[2].get("components")
+
+
+async def test_paper_too_long_for_the_messages_comes_whole_as_a_file(harness, monkeypatch):
+    engine = harness.bot.engine
+    base = engine.index.papers[0]
+    paper = long_paper(base, 700)  # ~40,000 characters
+    monkeypatch.setattr(engine, "require", lambda pid: paper)
+    ex = await harness.run_command("paper", {"id": base.id})
+    assert len(ex.messages) == 1
+    [(_, filename, data)] = ex.callback.files
+    assert filename == f"abstract-{base.id}.md" and paper.abstract in data.decode("utf-8")
+    footer = ex.embeds[0]["footer"]["text"]
+    size = f"{len(paper.abstract):,}"
+    assert footer == f"the abstract is {size} characters: all of it is in {filename}, attached"
+
+
+async def test_a_derived_title_is_said_to_be_derived(harness):
+    paper = harness.bot.engine.index.papers[0]
+    assert paper.title_derived  # the bundled corpus gives no titles
+    ex = await harness.run_command("paper", {"id": paper.id})
+    assert ex.embeds[0]["footer"]["text"] == "title derived from the abstract (the source gives none)"
+    search = await harness.run_command("search", {"query": "reinforcement learning"})
+    assert all("title derived from the abstract" in e["footer"]["text"] for e in search.embeds)

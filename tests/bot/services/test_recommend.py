@@ -37,7 +37,7 @@ async def test_one_list_only_and_other_users_lists_never_count(services, corpus_
 
 
 async def test_notices_for_nothing_saved(services):
-    page = await services.recommend.page(ALICE)
+    page = services.recommend.render(await services.recommend.pool(ALICE))
     assert page.notice.startswith("You have no saved papers yet") and not page.hits
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 # Run as a script: make the project root importable without relying on the caller's environment.
 sys.path.insert(0, str(next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())))
 
-from bot.store import Store  # noqa: E402
+from bot.store import Store, open_store  # noqa: E402
 from retrieval.models import Paper  # noqa: E402
 
 FAKE_EVERY = int(os.environ.get("STORE_CHILD_FAKE_EVERY", "0"))
@@ -51,7 +51,7 @@ def make(i: int) -> tuple[int, Paper]:
 
 
 async def main(path: str, start: int, count: int | None) -> None:
-    store = await Store.open(path, max_saved_per_user=10_000_000)
+    store = await open_store(path, max_saved_per_user=10_000_000)
     say("ready")
     if count is not None:  # 50 concurrent saves at a time, then a clean exit
 

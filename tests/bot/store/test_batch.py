@@ -16,9 +16,11 @@ from bot.store import (
     SavedLimitError,
     SaveResult,
     Store,
+    open_store,
 )
 from bot.store.batch import SaveBatcher, SaveRequest
 from retrieval.models import Paper
+from tests.support.store import integrity_check
 
 
 def paper(i: int) -> Paper:
@@ -31,7 +33,7 @@ def batches_written(store: Store) -> int | None:
 
 
 async def test_one_failing_save_in_a_batch_does_not_fail_the_others(store_target) -> None:
-    async with await Store.open(store_target, max_saved_per_user=3, max_lists_per_user=2) as store:
+    async with await open_store(store_target, max_saved_per_user=3, max_lists_per_user=2) as store:
         for i in range(3):
             await store.save_paper(1, paper(i))  # user 1 is at the cap
         await store.save_paper(2, paper(10))
@@ -64,7 +66,7 @@ async def test_one_failing_save_in_a_batch_does_not_fail_the_others(store_target
 
 
 async def test_saves_of_one_user_made_together_keep_their_order(store_target) -> None:
-    async with await Store.open(store_target) as store:
+    async with await open_store(store_target) as store:
         results = await asyncio.gather(
             store.save_paper(5, paper(1), note="first"),
             store.save_paper(5, paper(1), note="second"),
@@ -79,7 +81,7 @@ async def test_saves_of_one_user_made_together_keep_their_order(store_target) ->
 
 
 async def test_a_caller_cancelled_while_waiting_is_never_written(store_target) -> None:
-    async with await Store.open(store_target) as store:
+    async with await open_store(store_target) as store:
         await store.save_paper(1, paper(0))  # opened and warm
         first = [asyncio.create_task(store.save_paper(u, paper(u))) for u in range(1, 11)]
         for _ in range(3):  # the first saves are being written (a transaction takes several I/O waits)
@@ -97,7 +99,7 @@ async def test_a_caller_cancelled_while_waiting_is_never_written(store_target) -
             if u % 2 == 0:
                 kept.add(paper(100 + u).id)
             assert await store.saved_ids(u) == kept
-        assert await store.integrity_check() == "ok"
+        assert await integrity_check(store) == "ok"
 
 
 @pytest.mark.postgres
@@ -108,7 +110,7 @@ async def test_a_batch_that_loses_the_server_tells_each_caller_and_the_next_batc
         pytest.skip("needs the throwaway cluster these tests start (an external server is not stopped)")
     import asyncpg
 
-    async with await Store.open(postgres_url) as store:
+    async with await open_store(postgres_url) as store:
         await store.save_paper(1, paper(0))
         holder = await asyncpg.connect(postgres_url)
         try:

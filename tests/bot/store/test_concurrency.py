@@ -15,9 +15,18 @@ from pathlib import Path
 import pytest
 
 from bot.settings import PROJECT_ROOT
-from bot.store import DEFAULT_LIST, DatabaseBusyError, ListExistsError, SavedLimitError, Store, sql
+from bot.store import (
+    DEFAULT_LIST,
+    DatabaseBusyError,
+    ListExistsError,
+    SavedLimitError,
+    Store,
+    open_store,
+    sql,
+)
 from bot.store import sqlite as store_sqlite
 from retrieval.models import Paper
+from tests.support.store import integrity_check
 
 CHILD = Path(__file__).with_name("_store_child.py")
 
@@ -54,7 +63,7 @@ async def test_200_concurrent_saves_from_50_users_one_store(store_target) -> Non
         list_name = DEFAULT_LIST if n % 3 else "second"
         expected.add((uid, list_name, paper(n).id))
         calls.append((uid, paper(n), None if n % 3 else "second"))
-    async with await Store.open(store_target) as store:
+    async with await open_store(store_target) as store:
         results = await asyncio.gather(*(store.save_paper(u, p, lst, note=f"n{p.id}") for u, p, lst in calls))
         assert all(r.created for r in results)
         # The same 200 again, concurrently: idempotent, nothing duplicated.
@@ -63,12 +72,12 @@ async def test_200_concurrent_saves_from_50_users_one_store(store_target) -> Non
         assert await all_rows(store, users) == expected
         stats = await store.stats()
         assert (stats.saved_items, stats.users, stats.snapshots) == (200, 50, 200)
-        assert await store.integrity_check() == "ok"
+        assert await integrity_check(store) == "ok"
 
 
 async def test_two_stores_on_one_file_save_concurrently(store_target) -> None:
     path = store_target
-    first, second = await asyncio.gather(Store.open(path), Store.open(path))
+    first, second = await asyncio.gather(open_store(path), open_store(path))
     try:
         jobs = []
         for n in range(300):
@@ -86,7 +95,7 @@ async def test_two_stores_on_one_file_save_concurrently(store_target) -> None:
 
 
 async def test_cap_holds_under_concurrency(store_target) -> None:
-    async with await Store.open(store_target, max_saved_per_user=10) as store:
+    async with await open_store(store_target, max_saved_per_user=10) as store:
         results = await asyncio.gather(
             *(store.save_paper(7, paper(n)) for n in range(25)), return_exceptions=True
         )
@@ -95,7 +104,7 @@ async def test_cap_holds_under_concurrency(store_target) -> None:
 
 
 async def test_concurrent_create_of_one_name_creates_one_list(store_target) -> None:
-    async with await Store.open(store_target) as store:
+    async with await open_store(store_target) as store:
         names = ["Shared", "shared", "SHARED", " shared "] * 5
         results = await asyncio.gather(*(store.create_list(3, n) for n in names), return_exceptions=True)
         assert sum(1 for r in results if isinstance(r, str)) == 1
@@ -141,7 +150,7 @@ async def test_saves_interleaved_with_reconcile(store_target, monkeypatch) -> No
     async def reconcile(name: str) -> None:
         await store.reconcile(corpora[name])
 
-    async with await Store.open(store_target) as store:
+    async with await open_store(store_target) as store:
         await store.reconcile(papers)
         assert order == []  # (a plain list: not noted)
         jobs = []
@@ -187,7 +196,7 @@ def test_two_processes_on_one_database_save_exactly(store_target) -> None:
         assert out.splitlines()[0] == "ready" and len(out.splitlines()) == 201
 
     async def check() -> None:
-        async with await Store.open(store_target) as store:
+        async with await open_store(store_target) as store:
             stats = await store.stats()
             assert (stats.saved_items, stats.snapshots) == (400, 400)
             for uid in range(1000, 1007):
@@ -261,8 +270,8 @@ def assert_all_saved(target: Path | str, reported: list[tuple[int, str]]) -> Non
             raw.close()
 
     async def check() -> None:
-        async with await Store.open(target) as store:
-            assert await store.integrity_check() == "ok"
+        async with await open_store(target) as store:
+            assert await integrity_check(store) == "ok"
             by_user: dict[int, set[str]] = {}
             for uid, pid in reported:
                 by_user.setdefault(uid, set()).add(pid)
@@ -308,7 +317,7 @@ def test_a_line_cut_by_the_kill_is_no_acknowledgement_but_a_bad_or_lost_line_fai
 
 async def test_cancelled_operations_leave_the_store_usable(store_target) -> None:
     """Cancel saves at every possible await point: later calls work and no stray transaction stays."""
-    async with await Store.open(store_target) as store:
+    async with await open_store(store_target) as store:
         for steps in range(15):
             task = asyncio.create_task(store.save_paper(5, paper(steps), note="x"))
             for _ in range(steps):
@@ -318,12 +327,12 @@ async def test_cancelled_operations_leave_the_store_usable(store_target) -> None
             result = await store.save_paper(5, paper(1000 + steps))
             assert result.created
         assert {paper(1000 + s).id for s in range(15)} <= await store.saved_ids(5)
-        assert await store.integrity_check() == "ok"
+        assert await integrity_check(store) == "ok"
 
 
 async def test_busy_timeout_waits_for_another_writer(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
-    async with await Store.open(path) as store:
+    async with await open_store(path) as store:
         other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
             other.execute("BEGIN IMMEDIATE")  # another process holds the write lock...
@@ -336,7 +345,7 @@ async def test_busy_timeout_waits_for_another_writer(tmp_path: Path) -> None:
 async def test_busy_for_too_long_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_sqlite, "BUSY_TIMEOUT_MS", 100)
     path = tmp_path / "s.db"
-    async with await Store.open(path) as store:
+    async with await open_store(path) as store:
         other = sqlite3.connect(path, isolation_level=None)
         try:
             other.execute("BEGIN IMMEDIATE")
@@ -353,7 +362,7 @@ async def test_openers_racing_on_a_fresh_file_all_succeed(tmp_path: Path) -> Non
     (SQLite answers that with SQLITE_BUSY without waiting); every open must still succeed."""
     for round_number in range(40):
         path = tmp_path / f"fresh{round_number}.db"
-        stores = await asyncio.gather(*(Store.open(path) for _ in range(4)))
+        stores = await asyncio.gather(*(open_store(path) for _ in range(4)))
         try:
             await asyncio.gather(*(s.save_paper(1, paper(n)) for n, s in enumerate(stores)))
             assert len(await stores[0].saved_ids(1)) == 4

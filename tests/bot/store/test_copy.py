@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot import export
-from bot.store import CopyConflictError, Store
+from bot.store import CopyConflictError, Store, open_store
 from bot.store import sql as store_sql
 from retrieval.models import Paper
 
@@ -96,11 +96,11 @@ async def seen(store: Store) -> tuple:
 
 async def test_round_trip_through_the_target_keeps_every_table(tmp_path: Path, store_target) -> None:
     """SQLite -> the target (SQLite, PostgreSQL) -> a fresh SQLite file: every row comes back."""
-    async with await Store.open(tmp_path / "source.db") as source:
+    async with await open_store(tmp_path / "source.db") as source:
         await fill(source)
         original = await source.dump()
         assert set(original) == set(store_sql.TABLES) and all(original.values())  # every table has rows
-        async with await Store.open(store_target) as target:
+        async with await open_store(store_target) as target:
             counts = await target.copy_from(source)
             assert comparable(await target.dump()) == comparable(original)
             assert [(t.table, t.in_source, t.written) for t in counts.tables] == [
@@ -112,7 +112,7 @@ async def test_round_trip_through_the_target_keeps_every_table(tmp_path: Path, s
             assert await target.untold_pauses() == {BOB}
             assert await target.index_generation() is None  # the source deployment's index stays there
 
-            async with await Store.open(tmp_path / "back.db") as back:
+            async with await open_store(tmp_path / "back.db") as back:
                 counts = await back.copy_from(target)
                 assert [t.written for t in counts.tables] == [len(rows) for rows in original.values()]
                 assert comparable(await back.dump()) == comparable(original)
@@ -127,7 +127,7 @@ async def test_round_trip_through_the_target_keeps_every_table(tmp_path: Path, s
 
 
 async def test_a_second_copy_writes_nothing(tmp_path: Path, store_target) -> None:
-    async with await Store.open(tmp_path / "source.db") as source, await Store.open(store_target) as target:
+    async with await open_store(tmp_path / "source.db") as source, await open_store(store_target) as target:
         await fill(source)
         await target.copy_from(source)
         before = await target.dump()
@@ -141,7 +141,7 @@ async def test_rows_already_in_the_target_are_kept_as_lists_are(tmp_path: Path, 
     does): the same club entry keeps the target's note and adder, the same user's pause keeps the
     target's, and the same watch (same user, number, query and filters) is not copied again. Every
     other row of the source arrives."""
-    async with await Store.open(tmp_path / "source.db") as source, await Store.open(store_target) as target:
+    async with await open_store(tmp_path / "source.db") as source, await open_store(store_target) as target:
         await fill(source)
         await target.save_paper(ALICE, paper(0), "Reading", note="the target's note")
         await target.club_add(GUILD, paper(1), CAROL, "the target's week")
@@ -184,7 +184,7 @@ async def test_a_target_giving_other_watches_the_sources_numbers_is_refused(
     """A watch keeps its number (users remove one by it): when the target holds another watch under
     one of the source's numbers (another user's, or another query of the same user) the copy cannot
     keep it, and refuses: nothing at all is written. The same watch under its own number is fine."""
-    async with await Store.open(tmp_path / "source.db") as source, await Store.open(store_target) as target:
+    async with await open_store(tmp_path / "source.db") as source, await open_store(store_target) as target:
         await fill(source)  # watches 1 (Alice), 3 (Bob), 4 (Carol), 5 (Alice)
         assert [w.id for w in await source.active_watches()] == [1, 5]
         await target.add_watch(DAVE, "someone else's watch")  # 1: another user's
@@ -243,7 +243,7 @@ async def test_every_table_is_copied_or_named_as_left_behind(store_target) -> No
     """Every table the migrations make (on each backend) is either copied, with exactly its columns,
     or named in NOT_COPIED with the reason; the columns a dump reads as times are the columns that
     hold times. A new table or column fails here until the copy moves it or says why not."""
-    async with await Store.open(store_target):
+    async with await open_store(store_target):
         pass
     schema = await _live_schema(store_target)
     assert set(store_sql.TABLES) <= set(schema)

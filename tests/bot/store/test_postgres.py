@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from bot.settings import PROJECT_ROOT
-from bot.store import DatabaseError, DatabaseUnavailableError, Store
+from bot.store import DatabaseError, DatabaseUnavailableError, open_store
 from bot.store.postgres import SCHEMA_VERSION
 from retrieval.models import Paper
 
@@ -43,7 +43,7 @@ def with_password(url: str, password: str) -> str:
 async def test_open_errors_are_one_line_with_the_password_masked(postgres_url, make_url, cause) -> None:
     url = make_url(postgres_url)
     with pytest.raises(DatabaseError) as caught:
-        await Store.open(url)
+        await open_store(url)
     message = str(caught.value)
     assert cause in message and "\n" not in message
     assert "wrong-Secret-42" not in message and "wrong-Secret-42" not in str(caught.value.target)
@@ -67,9 +67,9 @@ def test_run_bot_with_the_server_down_exits_2_in_one_line(settings_factory, capl
 def test_processes_starting_together_migrate_once(postgres_url) -> None:
     script = (
         "import asyncio, sys\n"
-        "from bot.store import Store\n"
+        "from bot.store import open_store\n"
         "async def main():\n"
-        "    s = await Store.open(sys.argv[1])\n"
+        "    s = await open_store(sys.argv[1])\n"
         "    await s.close()\n"
         "asyncio.run(main())\n"
     )
@@ -97,7 +97,7 @@ def test_processes_starting_together_migrate_once(postgres_url) -> None:
 
 
 async def test_newer_schema_is_refused(postgres_url) -> None:
-    async with await Store.open(postgres_url):
+    async with await open_store(postgres_url):
         pass
     import asyncpg
 
@@ -107,13 +107,13 @@ async def test_newer_schema_is_refused(postgres_url) -> None:
     )
     await conn.close()
     with pytest.raises(DatabaseError, match="newer paperbot"):
-        await Store.open(postgres_url)
+        await open_store(postgres_url)
 
 
 async def test_server_lost_and_back_under_a_running_store(postgres_url, pg_server) -> None:
     if pg_server.cluster is None:
         pytest.skip("needs the throwaway cluster these tests start (an external server is not stopped)")
-    async with await Store.open(postgres_url) as store:
+    async with await open_store(postgres_url) as store:
         await store.save_paper(1, paper(1))
         await asyncio.to_thread(pg_server.cluster.stop)
         try:
@@ -158,7 +158,7 @@ async def test_a_failed_rollback_never_masks_the_error_that_caused_it(postgres_u
 
     from bot.store.postgres import RETRIES
 
-    async with await Store.open(postgres_url) as store:
+    async with await open_store(postgres_url) as store:
         await store.save_paper(1, paper(1))
 
         async def stuck_rollback(self) -> None:  # noqa: ANN001
@@ -201,7 +201,7 @@ async def test_a_statement_on_a_connection_the_server_left_stuck_runs_again_on_a
     caller is told the database is unavailable, never asyncpg's internal message."""
     from bot.store.postgres import RETRIES
 
-    async with await Store.open(postgres_url) as store:
+    async with await open_store(postgres_url) as store:
         backends = []
 
         async def once(tx) -> int:  # noqa: ANN001
@@ -244,7 +244,7 @@ async def test_a_save_whose_connection_fails_to_reset_after_the_commit_is_report
     of something already done)."""
     import asyncpg
 
-    async with await Store.open(postgres_url) as store:
+    async with await open_store(postgres_url) as store:
         await store.save_paper(1, paper(1))
         real_reset = asyncpg.connection.Connection.reset
         failed = 0

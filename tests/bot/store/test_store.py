@@ -32,11 +32,13 @@ from bot.store import (
     Store,
     StoreError,
     normalize_list_name,
+    open_store,
 )
 from bot.store import sql as store_sql
 from bot.store.records import clean_text
 from bot.store.sqlite import MIGRATIONS, SCHEMA_VERSION
 from retrieval.models import Paper
+from tests.support.store import integrity_check
 
 ALICE, BOB = 111_111_111_111_111_111, 222_222_222_222_222_222
 
@@ -59,7 +61,7 @@ def paper(i: int | str, **changes: object) -> Paper:
 @pytest.fixture
 async def store(store_target):
     """One store per backend (SQLite file, PostgreSQL database): the behaviour must be the same."""
-    s = await Store.open(store_target)
+    s = await open_store(store_target)
     yield s
     await s.close()
 
@@ -79,10 +81,10 @@ def strip_exported_at(text: str) -> dict:
 
 async def test_open_creates_folder_wal_schema(tmp_path: Path) -> None:
     path = tmp_path / "a" / "b" / "saved.db"
-    async with await Store.open(path) as s:
+    async with await open_store(path) as s:
         assert s.path == path
         assert path.exists()
-        assert await s.integrity_check() == "ok"
+        assert await integrity_check(s) == "ok"
     raw = sqlite3.connect(path)
     try:
         assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -92,7 +94,7 @@ async def test_open_creates_folder_wal_schema(tmp_path: Path) -> None:
 
 
 async def test_close_is_idempotent_and_blocks_later_calls(store_target) -> None:
-    s = await Store.open(store_target)
+    s = await open_store(store_target)
     await s.close()
     await s.close()
     with pytest.raises(DatabaseError, match="closed"):
@@ -100,14 +102,14 @@ async def test_close_is_idempotent_and_blocks_later_calls(store_target) -> None:
 
 
 async def test_close_waits_for_running_operations(tmp_path: Path) -> None:
-    s = await Store.open(tmp_path / "s.db")
+    s = await open_store(tmp_path / "s.db")
     saves = [asyncio.create_task(s.save_paper(ALICE, paper(i))) for i in range(20)]
     await asyncio.sleep(0)
     await s.close()
     results = await asyncio.gather(*saves, return_exceptions=True)
     done = [r for r in results if not isinstance(r, BaseException)]
     assert all(isinstance(r, DatabaseError) for r in results if isinstance(r, BaseException))
-    async with await Store.open(tmp_path / "s.db") as again:
+    async with await open_store(tmp_path / "s.db") as again:
         assert (await again.get_list(ALICE, limit=100)).total == len(done)
 
 
@@ -168,7 +170,7 @@ async def test_default_list_reads_empty_but_named_list_must_exist(store: Store) 
 
 
 async def test_paging_uses_the_index(tmp_path: Path) -> None:
-    async with await Store.open(tmp_path / "s.db") as store:
+    async with await open_store(tmp_path / "s.db") as store:
         pass
     raw = sqlite3.connect(store.path)
     try:
@@ -224,7 +226,7 @@ async def test_valid_list_names(store: Store, name: str) -> None:
 
 
 async def test_list_cap(store_target) -> None:
-    async with await Store.open(store_target, max_lists_per_user=3) as s:
+    async with await open_store(store_target, max_lists_per_user=3) as s:
         for name in ("a", "b", "c"):
             await s.create_list(ALICE, name)
         with pytest.raises(ListLimitError, match="3"):
@@ -269,7 +271,7 @@ async def test_delete_list_returns_items_and_prunes_snapshots(store: Store) -> N
 
 
 async def test_saved_cap(store_target) -> None:
-    async with await Store.open(store_target, max_saved_per_user=3) as s:
+    async with await open_store(store_target, max_saved_per_user=3) as s:
         for i in range(3):
             await s.save_paper(ALICE, paper(i))
         with pytest.raises(SavedLimitError, match="3"):
@@ -609,7 +611,7 @@ async def test_import_rejects_bad_documents(store: Store, data: str, match: str)
 
 
 async def test_import_caps_are_all_or_nothing(store_target) -> None:
-    async with await Store.open(store_target, max_saved_per_user=5, max_lists_per_user=2) as s:
+    async with await open_store(store_target, max_saved_per_user=5, max_lists_per_user=2) as s:
         items = [{"id": f"q{i}", "title": f"T{i}"} for i in range(6)]
         with pytest.raises(SavedLimitError, match="nothing was imported"):
             await export.import_file(s, ALICE, json.dumps(items))
@@ -811,7 +813,7 @@ def test_every_earlier_version_has_a_fixture() -> None:
 async def test_open_zero_byte_file(tmp_path: Path) -> None:
     path = tmp_path / "empty.db"
     path.touch()
-    async with await Store.open(path) as s:
+    async with await open_store(path) as s:
         await s.save_paper(ALICE, paper(1))
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
@@ -820,8 +822,8 @@ async def test_open_zero_byte_file(tmp_path: Path) -> None:
 async def test_migrate_from_earlier_version(tmp_path: Path, version: int) -> None:
     path = tmp_path / f"v{version}.db"
     build_legacy(path, version)
-    async with await Store.open(path) as s:
-        assert await s.integrity_check() == "ok"
+    async with await open_store(path) as s:
+        assert await integrity_check(s) == "ok"
         if LEGACY_DATA[version]:
             page = await s.get_list(42, "to read")
             assert page.list_name == "To Read" and page.total == 1
@@ -840,13 +842,13 @@ async def test_migrate_from_earlier_version(tmp_path: Path, version: int) -> Non
         assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     finally:
         raw.close()
-    async with await Store.open(path) as s:  # reopening an up-to-date file changes nothing
+    async with await open_store(path) as s:  # reopening an up-to-date file changes nothing
         assert (await s.get_list(42, "To Read")).total == (2 if LEGACY_DATA[version] else 1)
 
 
 async def test_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "new.db"
-    async with await Store.open(path) as s:
+    async with await open_store(path) as s:
         await s.save_paper(ALICE, paper(1))
     raw = sqlite3.connect(path)
     raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
@@ -855,7 +857,7 @@ async def test_newer_schema_is_refused(tmp_path: Path) -> None:
     with pytest.raises(
         DatabaseError, match=rf"newer paperbot \(schema {SCHEMA_VERSION + 1} > {SCHEMA_VERSION}\)"
     ):
-        await Store.open(path)
+        await open_store(path)
     assert path.read_bytes() == before
 
 
@@ -867,7 +869,7 @@ async def test_not_a_database_is_refused_untouched(tmp_path: Path) -> None:
     path.write_text("these are my notes, not a database\n" * 50)
     before = path.read_bytes()
     with pytest.raises(DatabaseCorruptError) as info:
-        await Store.open(path)
+        await open_store(path)
     assert str(path) in str(info.value) and info.value.path == path
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
@@ -875,7 +877,7 @@ async def test_not_a_database_is_refused_untouched(tmp_path: Path) -> None:
 
 async def test_corrupted_pages_are_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "saved.db"
-    async with await Store.open(path) as s:
+    async with await open_store(path) as s:
         for i in range(300):
             await s.save_paper(ALICE + i % 7, paper(i, abstract="long abstract " * 40), note=f"n{i}")
     data = bytearray(path.read_bytes())
@@ -884,7 +886,7 @@ async def test_corrupted_pages_are_refused_untouched(tmp_path: Path) -> None:
     data[middle : middle + 3 * 4096] = bytes((i * 37 + 11) % 256 for i in range(3 * 4096))
     path.write_bytes(bytes(data))
     with pytest.raises(DatabaseCorruptError) as info:
-        await Store.open(path)
+        await open_store(path)
     assert str(path) in str(info.value)
     assert path.read_bytes() == bytes(data)
 
@@ -894,7 +896,7 @@ async def test_garbage_after_a_valid_header_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"SQLite format 3\x00" + b"\xff" * 5000)
     before = path.read_bytes()
     with pytest.raises(DatabaseCorruptError):
-        await Store.open(path)
+        await open_store(path)
     assert path.read_bytes() == before
 
 
@@ -904,7 +906,7 @@ async def test_garbage_after_a_valid_header_is_refused(tmp_path: Path) -> None:
 def test_arbitrary_list_names_and_notes(tmp_path: Path) -> None:
     """Any text is either accepted (and then behaves) or refused with the documented StoreError."""
     loop = asyncio.new_event_loop()
-    s = loop.run_until_complete(Store.open(tmp_path / "prop.db", max_lists_per_user=10_000))
+    s = loop.run_until_complete(open_store(tmp_path / "prop.db", max_lists_per_user=10_000))
     counter = iter(range(1, 10**9))
     names = st.one_of(
         st.text(max_size=40),
@@ -1026,7 +1028,7 @@ async def test_imported_text_is_escaped_and_urls_must_be_http(store: Store) -> N
 async def test_watches_add_list_remove_cap_pause_and_forget(store_target) -> None:
     from bot.store import WatchLimitError, WatchNotFoundError
 
-    async with await Store.open(store_target) as s:
+    async with await open_store(store_target) as s:
         first = await s.add_watch(ALICE, "  sparse   autoencoders ", "Theory", "", limit=2)
         assert first.query == "sparse autoencoders" and first.area == "Theory" and first.user_id == ALICE
         await s.add_watch(ALICE, "reward models", limit=2)
@@ -1055,7 +1057,7 @@ async def test_club_add_note_remove_cap_and_forget(store_target) -> None:
     from bot.store import ClubLimitError
 
     guild, other_guild = 1300000000000000001, 1300000000000000002
-    async with await Store.open(store_target) as s:
+    async with await open_store(store_target) as s:
         assert await s.club_add(guild, paper(1), ALICE, "week 1", limit=2)
         assert not await s.club_add(guild, paper(1), BOB, "week 2", limit=2)  # already there: note only
         assert await s.club_add(guild, paper(2), BOB, limit=2)

@@ -6,12 +6,12 @@ import dataclasses
 
 from bot.services.admin import ReindexOutcome, ReindexPlan
 from bot.store import ReconcileResult, StoreStats
-from bot.ui.admin import duration, reindex_embed
+from bot.ui.admin import duration, reindex_pages
 from retrieval.models import IngestReport, SkippedBlock
 
 
 def outcome(report, *, corpus="c", elapsed=1.0, before=None, after=None, reconcile=None):
-    plan = ReindexPlan(path=corpus, corpus=corpus, shown=corpus[:200])
+    plan = ReindexPlan(corpus=corpus, shown=corpus[:200])
     return ReindexOutcome(
         plan=plan, elapsed=elapsed, report=report, before=before, after=after, reconcile=reconcile
     )
@@ -36,7 +36,7 @@ def test_reindex_embed_respects_limits():
         unchanged=2000,
         build_seconds=12.5,
     )
-    embed = reindex_embed(outcome(report, corpus="/x" * 300, elapsed=13.0))
+    embed = reindex_pages(outcome(report, corpus="/x" * 300, elapsed=13.0))[0]
     assert len(embed) <= 6000
     for field in embed.fields:
         assert 0 < len(field.name) <= 256 and 0 < len(field.value) <= 1024
@@ -46,7 +46,7 @@ def test_reindex_embed_respects_limits():
 def test_reindex_embed_names_saved_papers_when_the_reconcile_result_is_known():
     report = IngestReport(files=("a.txt",), papers=3, added=("n1",), removed=("g1", "g2"), unchanged=2)
     reconcile = ReconcileResult(gone=["g1"], returned=["r1", "r2"], refreshed=0)
-    embed = reindex_embed(outcome(report, reconcile=reconcile))
+    embed = reindex_pages(outcome(report, reconcile=reconcile))[0]
     saved = next(f.value for f in embed.fields if f.name == "Saved papers")
     assert "1 left the corpus" in saved and "`g1`" in saved
     assert "2 are back in the corpus" in saved and "`r1`, `r2`" in saved
@@ -56,11 +56,11 @@ def test_reindex_embed_without_a_reconcile_result_gives_the_net_change():
     report = IngestReport(files=("a.txt",), papers=3, removed=("g1",), unchanged=2)
     before = StoreStats(saved_items=3, users=1, lists=1, snapshots=3, missing_from_corpus=0)
     after = dataclasses.replace(before, missing_from_corpus=2)
-    embed = reindex_embed(outcome(report, before=before, after=after))
+    embed = reindex_pages(outcome(report, before=before, after=after))[0]
     saved = next(f.value for f in embed.fields if f.name == "Saved papers")
     assert saved.startswith("2 left the corpus with this reindex")
     assert "2 saved papers in all are not in the corpus now." in saved
-    quiet = reindex_embed(outcome(report, before=before, after=before))
+    quiet = reindex_pages(outcome(report, before=before, after=before))[0]
     assert "Saved papers" not in {f.name for f in quiet.fields}
 
 
@@ -69,7 +69,6 @@ def test_reindex_pages_keep_every_line_whole_within_discords_limits():
     one embed within Discord's limits, however long the lists."""
     import discord
 
-    from bot.ui.admin import reindex_pages
 
     folder = "/srv/corpora/" + "a-long-folder-name/" * 3 + "iclr"
     files = tuple(f"{folder}/part{i}.txt" for i in range(4)) + (f"{folder}/bad.bin.txt",)
@@ -115,3 +114,28 @@ def test_reindex_pages_keep_every_line_whole_within_discords_limits():
     fields = {f.name for f in pages[0].fields}
     assert {"Skipped blocks: 300", "Papers loaded with a note: 1", "Files rejected: 1"} <= fields
     assert "Saved papers" in fields
+
+
+def test_reindex_embed_says_how_the_counts_add_up():
+    """5 blocks and a rejected file: 2 papers (one repaired), 1 duplicate, 2 skipped."""
+    report = IngestReport(
+        files=("a.txt", "b.jsonl", "c.txt"),
+        papers=2,
+        blocks=5,
+        duplicates=1,
+        duplicate_details=("a.txt:9: duplicate of abc (loaded from a.txt:3)",),
+        skipped=(
+            SkippedBlock("a.txt", 12, "block: one line"),
+            SkippedBlock("b.jsonl", 1, "url: dropped 'x': not an http(s) link"),
+            SkippedBlock("b.jsonl", 2, "record: x"),
+            SkippedBlock("c.txt", 1, "file: not text (40 % control characters)"),
+        ),
+    )
+    embed = reindex_pages(outcome(report))[0]
+    fields = {f.name: f.value for f in embed.fields}
+    assert fields["Papers"].endswith(
+        "5 blocks read from 2 files: 2 papers loaded (1 with a note), 1 duplicate, 2 skipped; 1 file rejected"
+    )
+    assert "c.txt: not text" in fields["Files rejected: 1"]
+    assert "b.jsonl:1: url: dropped" in fields["Papers loaded with a note: 1"]
+    assert fields["Skipped blocks: 2"].count("•") == 2

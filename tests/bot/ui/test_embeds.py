@@ -75,7 +75,7 @@ def test_fit_embeds_respects_total_and_count():
 
 def test_paper_embeds_split_long_abstracts():
     p = paper(abstract="This is a sentence. " * 600, authors=500)
-    embeds = E.paper_embeds(p)
+    embeds = E.paper_reply(p).messages[0]
     assert sum(len(e) for e in embeds) <= 6000
     assert all(len(e.description or "") <= 4096 for e in embeds)
 
