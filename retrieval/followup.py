@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from retrieval.answer import FRAME_TOKENS, SUPPORT_SHARE, AnswerIndex, answer, paper_sentences
+from retrieval.answer import FRAME_TOKENS, AnswerIndex, answer, paper_sentences
 from retrieval.errors import RetrievalError
 from retrieval.models import Answer, AnswerSentence, Paper
 from retrieval.tokenize import STOPWORDS, tokenize
@@ -76,6 +76,9 @@ FEATURES = (
 )
 #: A word said in fewer papers than this (and not written as a name) is the chat's, not a subject's.
 MIN_DF = 2
+#: A follow-up's further sentences each have at least this share of the first's probability (the
+#: share /ask used before its own was chosen on the fit half; bench/chat.py measures follow-ups).
+SUPPORT_SHARE = 0.3
 #: Shortest stem that meets the longer words of its family ("train" / "training").
 _MEET_MIN = 4
 _NUMBER_RE = re.compile(r"\d|\b(two|three|four|five|six|seven|eight|nine|ten|several|dozens?)\b", re.I)
@@ -326,7 +329,7 @@ def answer_follow_up(
     model: FollowUpModel | None = None,
 ) -> Answer:
     """The follow-up's answer from ``papers`` only: the sentence the model ranks first, then at most
-    ``k - 1`` more whose probability is at least :data:`~retrieval.answer.SUPPORT_SHARE` of the first's.
+    ``k - 1`` more whose probability is at least :data:`SUPPORT_SHARE` of the first's.
     No sentence when the papers have none worth quoting (empty abstracts)."""
     model = model or load_model()
     rows, matrix = sentence_features(index, papers, followup, earlier, quoted)

@@ -194,10 +194,6 @@ def _tiny_index(abstracts: dict[str, str]):
     return build_index(papers, BM25Params())
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 32: the learned choice (fitted mostly on SciFact's claims) misses this reader question; "
-    "today's hand-set rules were tuned to pass it. bench/ask.py measures the gap on held-out questions."
-))
 def test_stems_that_should_meet_do():
     index = _tiny_index({
         "prefs": "Feedback for alignment is collected as ratings or rankings of responses. "

@@ -128,8 +128,12 @@ def test_macro_f1():
 
 
 def _example(x: np.ndarray, gold: list[bool], group: int = 0) -> F.Example:
+    """Candidates of one paper (the one the rerank puts first) whose first columns are ``x``."""
     asked = F.Asked("t", f"q{len(x)}-{group}", "q", F.Gold({"p": []}), group)
-    return F.Example(asked, x, np.array(gold), list(range(len(x))), ["p"] * len(x),
+    wide = np.zeros((len(x), len(F.FEATURES)))
+    wide[:, : x.shape[1]] = x
+    wide[:, F.FEATURES.index("rules_top_paper")] = 1.0
+    return F.Example(asked, wide, np.array(gold), list(range(len(x))), ["p"] * len(x),
                      tuple(f"s{i}" for i in range(len(x))))
 
 
@@ -181,3 +185,66 @@ def test_hand_rules_are_counted(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(src)
     assert count_hand_rules(path) == (1, 3)
+
+
+# -- the rules' view and the reply order --------------------------------------------------------------
+
+
+def test_cue_sets_name_what_each_sentence_says_it_does():
+    from retrieval.roles import CUES, cue_marks, cue_sets
+
+    sets = cue_sets([
+        "Training is done by gradient descent.",  # the opening: the field's way, not the paper's method
+        "We propose Foo, which is trained by distillation.",
+        "Code is available at github.com/foo/foo.",
+        "However, the cost remains prohibitive.",
+    ])
+    assert "first" in sets[0] and "method" not in sets[0]
+    assert {"propose", "method"} <= sets[1]
+    assert "meta" in sets[2] and "meta" not in sets[1]
+    assert "problem" in sets[3]
+    marks = cue_marks(sets)
+    assert marks.shape == (4, len(CUES)) and marks[1, CUES.index("propose")] == 1.0
+    assert marks[0, CUES.index("method")] == 0.0
+
+
+def test_the_candidates_mark_the_rules_answer(seed_index):
+    """The hand-set rules (bench/answer_rules.py) and the learned choice's ``rules_answer`` feature are one
+    implementation: the candidate it marks is the rules' first quote."""
+    from bench import answer_rules
+    from retrieval.answer import FEATURES, candidates
+
+    answered = 0
+    for question in ("How are sparse autoencoders evaluated for interpretability?",
+                     "Why are diffusion policies slow at inference?", "What is teacher hacking?"):
+        rules = answer_rules.answer(seed_index, question)
+        answered += bool(rules.sentences)
+        found = candidates(seed_index, question)
+        marked = [j for j in range(len(found.pairs)) if found.features[j, FEATURES.index("rules_answer")]]
+        if not rules.sentences:
+            assert not marked
+            continue
+        assert len(marked) == 1
+        doc = found.pairs[marked[0]][0]
+        assert seed_index.papers[doc].id == rules.sentences[0].paper.id
+        assert found.texts[marked[0]] == rules.sentences[0].text
+    assert answered >= 2
+
+
+def test_the_answer_comes_from_the_paper_the_rerank_puts_first():
+    from retrieval.answer import FEATURES, reply_order
+
+    x = np.zeros((5, len(FEATURES)))
+    x[[2, 3], FEATURES.index("rules_top_paper")] = 1.0
+    scores = np.array([5.0, 4.0, 1.0, 3.0, 2.0])
+    assert reply_order(x, scores) == [3, 0, 1, 4, 2]
+    assert reply_order(np.zeros((3, len(FEATURES))), np.array([1.0, 3.0, 2.0])) == [1, 2, 0]
+
+
+def test_the_abstain_threshold_decides_most_questions_right():
+    # Each question one vote: silencing 0.1 costs no answerable question; silencing 0.3 as well would
+    # cost 0.2 too (a tie), and the lowest threshold wins ties.
+    t = F.abstain_threshold([0.9, 0.8, 0.7, 0.2], [0.1, 0.3, 0.75])
+    assert 0.1 < t <= 0.2
+    assert F.abstain_threshold([0.9, 0.8], [0.1, 0.2]) > 0.2  # both absent ones silenced, no real one
+    assert F.abstain_threshold([0.9, 0.8], []) == 0.0
