@@ -1,6 +1,6 @@
 """The fitted answer model: which candidate sentence answers a question, and when none does.
 
-The model is a small file shipped inside the package (``retrieval/data/answer-v1.npz``), written by
+The model is a small file shipped inside the package (``retrieval/data/answer-v2.npz``), written by
 ``bench/fit_answer.py`` from ``../shared`` alone and read once, lazily, on the first answer:
 
 * ``role_weights``: the sentence-role classifier of :mod:`retrieval.roles` (hashed features x roles);
@@ -26,7 +26,7 @@ import numpy.typing as npt
 __all__ = ["MODEL_FILE", "MODEL_VERSION", "AnswerModel", "generation", "load_model", "model_path", "using"]
 
 #: Bumped whenever the features or the file's layout change: a file of another version is refused.
-MODEL_VERSION = "answer-v1"
+MODEL_VERSION = "answer-v2"
 MODEL_FILE = f"{MODEL_VERSION}.npz"
 
 
