@@ -230,8 +230,6 @@ class _Text:
     vocab: frozenset[str]
     ordered: tuple[str, ...]
     title: frozenset[str]
-    cues: tuple[frozenset[str], ...]  # retrieval.roles.cue_sets
-    marks: npt.NDArray[np.float64]  # (sentences, CUES): retrieval.roles.cue_marks
 
 
 #: Abstracts whose analysis (:func:`_text`) and roles each process keeps. An entry is ~21-25 kB (its
@@ -255,12 +253,18 @@ def _text(abstract: str, title: str) -> _Text:
     heads = tuple(frozenset(t[:_HEAD_WORDS]) for t in ordered_tokens)
     title_tokens = frozenset(tokenize(title))
     vocab = frozenset().union(*tokens, title_tokens)
-    cues = cue_sets(texts)
     return _Text(
         texts, tuple(label for _, label in found), tokens, heads,
-        tuple(bool(url_spans(x)) for x in texts), vocab, tuple(sorted(vocab)), title_tokens, cues,
-        cue_marks(cues),
+        tuple(bool(url_spans(x)) for x in texts), vocab, tuple(sorted(vocab)), title_tokens,
     )
+
+
+@lru_cache(maxsize=TEXT_CACHE_MAX)
+def _cues(abstract: str, title: str) -> tuple[tuple[frozenset[str], ...], npt.NDArray[np.float64]]:
+    """The cues of the abstract's sentences (:func:`retrieval.roles.cue_sets`) and their marks
+    (:func:`retrieval.roles.cue_marks`): read only for the papers that become candidates."""
+    sets = cue_sets(_text(abstract, title).sentences)
+    return sets, cue_marks(sets)
 
 
 @lru_cache(maxsize=TEXT_CACHE_MAX)
@@ -282,6 +286,7 @@ def _model() -> AnswerModel:
 def clear_caches() -> None:
     """Forget every analysed abstract (their roles depend on the model in use)."""
     _text.cache_clear()
+    _cues.cache_clear()
     _roles.cache_clear()
 
 
@@ -546,6 +551,7 @@ def candidates(
         paper = index.papers[doc]
         text = _text(paper.abstract, paper.title)
         roles = _roles(paper.abstract, paper.title, generation())
+        cues, marks = _cues(paper.abstract, paper.title)
         n = len(text.sentences)
         families = {i: _family(words[i], text) for i in topical}
         families = {i: f for i, f in families.items() if f}
@@ -603,15 +609,15 @@ def candidates(
         kstart = _INDEX[f"{KINDS[0]}_{ROLES[0]}"] + kind_at * len(ROLES)
         x[:, kstart : kstart + len(ROLES)] = roles
         start = _INDEX[f"cue_{CUES[0]}"]
-        x[:, start : start + len(CUES)] = text.marks
+        x[:, start : start + len(CUES)] = marks
         kstart = _INDEX[f"{KINDS[0]}_cue_first"] + kind_at * len(_KIND_CUES)
         if n:
             x[0, kstart] = 1.0
-        x[:, kstart + 1 : kstart + len(_KIND_CUES)] = text.marks
-        x[1:, _INDEX["prev_announces"]] = text.marks[:-1, CUES.index("announce")]
+        x[:, kstart + 1 : kstart + len(_KIND_CUES)] = marks
+        x[1:, _INDEX["prev_announces"]] = marks[:-1, CUES.index("announce")]
         # The hand-set rules' view: the sentence's score, whether it is the paper's best, and the
         # paper's rerank score (BM25 share + the question's share one sentence or a pair holds).
-        rule = rule_scores(text.sentences, text.tokens, text.cues, words,
+        rule = rule_scores(text.sentences, text.tokens, cues, words,
                            [families.get(i, frozenset()) for i in range(len(words))], kind, quant)
         quotable = [pos for pos in range(n) if rule[pos] is not None]
         x[quotable, _INDEX["rules_score"]] = [rule[pos] for pos in quotable]
