@@ -79,7 +79,6 @@ from retrieval.followup import (  # noqa: E402
     load_model,
     sentence_features,
     subject_shift,
-    within,
 )
 from retrieval.index import Index, build_index  # noqa: E402
 from retrieval.models import Answer, Paper  # noqa: E402
@@ -319,7 +318,7 @@ def ask_paper_figures(index: Index, ids: dict[str, str]) -> None:
         keys = gold_keys(q)
         ours += quotes_gold(answer_about(index, [paper], q.question), paper.id, keys)
         chooser += quotes_gold(answer_follow_up(index, [paper], q.question), paper.id, keys)
-        theirs += quotes_gold(answer(within(index, [doc]), q.question), paper.id, keys)
+        theirs += quotes_gold(answer(index, q.question, within=[doc]), paper.id, keys)
     n = len(questions)
     print(f"\n/ask paper: the {n} questions of bench/data/ask_iclr2024.jsonl, answered from their gold paper")
     print(f"  what /ask paper: runs                 answer@1 {_share(ours, n)}")

@@ -19,8 +19,8 @@ than the model's ``shift_threshold`` (:func:`subject_shift`; fitted on the same 
 fewer than :data:`MIN_DF` papers of the corpus and not written as names ("we're", "bake") are the
 chat's, not a subject's, and do not count.
 
-Everything here reads the index through :class:`~retrieval.answer.AnswerIndex`; :func:`within` is the
-"answer from these papers only" view :func:`retrieval.answer.answer` runs on.
+Everything here reads the index through :class:`~retrieval.answer.AnswerIndex`; "answer from these papers
+only" is :func:`retrieval.answer.answer`'s own ``within`` (the whole corpus's word statistics kept).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from retrieval.answer import FRAME_TOKENS, SUPPORT_SHARE, AnswerIndex, answer, paper_sentences
+from retrieval.answer import FRAME_TOKENS, AnswerIndex, answer, paper_sentences
 from retrieval.errors import RetrievalError
 from retrieval.models import Answer, AnswerSentence, Paper
 from retrieval.tokenize import STOPWORDS, tokenize
@@ -53,7 +53,6 @@ __all__ = [
     "load_model",
     "sentence_features",
     "subject_shift",
-    "within",
 ]
 
 MODEL_PATH = Path(__file__).with_name("followup_model.json")
@@ -77,6 +76,9 @@ FEATURES = (
 )
 #: A word said in fewer papers than this (and not written as a name) is the chat's, not a subject's.
 MIN_DF = 2
+#: A follow-up's further sentences each have at least this share of the first's probability (the
+#: share /ask used before its own was chosen on the fit half; bench/chat.py measures follow-ups).
+SUPPORT_SHARE = 0.3
 #: Shortest stem that meets the longer words of its family ("train" / "training").
 _MEET_MIN = 4
 _NUMBER_RE = re.compile(r"\d|\b(two|three|four|five|six|seven|eight|nine|ten|several|dozens?)\b", re.I)
@@ -126,41 +128,6 @@ def load_model(path: Path = MODEL_PATH) -> FollowUpModel:
     """The shipped model (read once per process)."""
     with path.open(encoding="utf-8") as handle:
         return FollowUpModel.from_json(json.load(handle))
-
-
-# -- answering from given papers only -------------------------------------------------------------
-
-
-class _Within:
-    """``index`` seen through a mask: its ranking kernel only ever returns the given documents. Word
-    statistics (idf, document frequencies) stay the whole corpus's, so rarity means what it always does."""
-
-    def __init__(self, index: AnswerIndex, docs: Iterable[int]) -> None:
-        self._index = index
-        mask = np.zeros(len(index), dtype=np.bool_)
-        mask[list(docs)] = True
-        self._mask = mask
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._index, name)
-
-    def __len__(self) -> int:
-        return len(self._index)
-
-    def top(
-        self,
-        terms: Sequence[str],
-        need: int,
-        mask: npt.NDArray[np.bool_] | None = None,
-        words: Sequence[Iterable[str]] | None = None,
-    ) -> tuple[npt.NDArray[np.int64], dict[int, float], int]:
-        mask = self._mask if mask is None else mask & self._mask
-        return self._index.top(terms, need, mask, words)
-
-
-def within(index: AnswerIndex, docs: Iterable[int]) -> AnswerIndex:
-    """``index`` restricted to the documents at positions ``docs``, for :func:`retrieval.answer.answer`."""
-    return _Within(index, docs)  # type: ignore[return-value]
 
 
 # -- words -------------------------------------------------------------------------------------------
@@ -264,7 +231,7 @@ def _answerer_picks(
     """What :func:`retrieval.answer.answer` quotes for ``question`` within ``docs``: (paper id, sentence
     key) -> (its rank among the quotes, its score over the first's)."""
     try:
-        found = answer(within(index, docs), question, 10)
+        found = answer(index, question, 10, within=docs)
     except (RetrievalError, ValueError):  # only frame words: the answerer has nothing to say
         return {}
     if not found.sentences:
@@ -362,7 +329,7 @@ def answer_follow_up(
     model: FollowUpModel | None = None,
 ) -> Answer:
     """The follow-up's answer from ``papers`` only: the sentence the model ranks first, then at most
-    ``k - 1`` more whose probability is at least :data:`~retrieval.answer.SUPPORT_SHARE` of the first's.
+    ``k - 1`` more whose probability is at least :data:`SUPPORT_SHARE` of the first's.
     No sentence when the papers have none worth quoting (empty abstracts)."""
     model = model or load_model()
     rows, matrix = sentence_features(index, papers, followup, earlier, quoted)
@@ -387,7 +354,7 @@ def answer_about(index: AnswerIndex, papers: Sequence[Paper], question: str, *, 
     nothing there (the question's words are not the abstract's), the follow-up chooser's pick."""
     docs = [p for p in (_position(index, paper.id) for paper in papers) if p is not None]
     if docs:
-        found = answer(within(index, docs), question, k)
+        found = answer(index, question, k, within=docs)
         if found.sentences:
             return found
     return answer_follow_up(index, papers, question, k=k)

@@ -31,7 +31,7 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -317,17 +317,21 @@ class Index:
         """
         return _similar(self.core, self.catalogue, paper_id, k)
 
-    def answer(self, question: str, k: int | None = None) -> Answer:
+    def answer(self, question: str, k: int | None = None, within: Iterable[str] | None = None) -> Answer:
         """An extractive answer: the sentence that answers the question, then up to ``k - 1`` that
         support it (default 3 in all; see :func:`retrieval.answer.answer`), with their papers; none
-        when no paper bears on the question.
+        when no paper bears on the question. ``within``: answer only from the papers of these ids
+        (ids the index does not hold are ignored).
 
         Raises:
             EmptyQueryError: The question has no searchable word.
             QueryError: The question is too long.
             ValueError: k out of 1..10.
         """
-        return _answer(self, question, k)
+        if within is None:
+            return _answer(self, question, k)
+        positions = {p for p in map(self.catalogue.position, within) if p is not None}
+        return _answer(self, question, k, within=positions)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from retrieval.answer import answer, rank_papers
+from retrieval.answer import FEATURES as FEATURES_ANSWER
+from retrieval.answer import answer, candidates, rank_papers
 from retrieval.errors import RetrievalError
 from retrieval.followup import (
     FEATURES,
@@ -20,8 +21,8 @@ from retrieval.followup import (
     load_model,
     sentence_features,
     subject_shift,
-    within,
 )
+from retrieval.tokenize import tokenize
 
 SAE = "How are sparse autoencoders evaluated for interpretability?"
 
@@ -30,15 +31,19 @@ def test_within_ranks_only_the_given_papers_with_the_corpus_statistics(seed_inde
     best = rank_papers(seed_index, SAE, 3)
     assert len(best) >= 2
     only = [best[1]]
-    restricted = answer(within(seed_index, only), SAE)
+    restricted = answer(seed_index, SAE, within=only)
     assert restricted.sentences
     assert {s.paper.id for s in restricted.sentences} == {seed_index.papers[best[1]].id}
-    # The same question over the whole corpus quotes the best paper first: the view changed the answer.
+    # The same question over the whole corpus quotes the best paper first: the restriction changed the answer.
     assert answer(seed_index, SAE).sentences[0].paper.id == seed_index.papers[best[0]].id
-    # Word statistics are the whole corpus's: the same idf through the view.
-    view = within(seed_index, only)
-    assert len(view) == len(seed_index)
-    assert list(view.term_docs("spars")) == list(seed_index.term_docs("spars"))
+    # Word statistics are the whole corpus's: the paper's sentences weigh the question's words as they do
+    # unrestricted (only its BM25 share of the best paper and its rank differ).
+    free, alone = candidates(seed_index, SAE), candidates(seed_index, SAE, within=only)
+    rows = [j for j, (doc, _) in enumerate(free.pairs) if doc == best[1]]
+    assert rows and alone.pairs == tuple(free.pairs[j] for j in rows)
+    ranks = ("bm25", "rank0", "rank1", "rank2", "rules_paper", "rules_top_paper", "rules_answer")
+    same = [i for i, name in enumerate(FEATURES_ANSWER) if name not in ranks]
+    assert np.allclose(alone.features[:, same], free.features[rows][:, same])
 
 
 def test_a_follow_up_is_answered_from_the_cited_papers_only(seed_index):
@@ -57,7 +62,7 @@ def test_a_follow_up_is_answered_from_the_cited_papers_only(seed_index):
 def test_answer_about_one_paper_uses_the_answerer_first(seed_index):
     [top] = rank_papers(seed_index, SAE, 1)
     paper = seed_index.papers[top]
-    assert answer_about(seed_index, [paper], SAE) == answer(within(seed_index, [top]), SAE)
+    assert answer_about(seed_index, [paper], SAE) == answer(seed_index, SAE, within=[top])
     # A question whose words the abstract lacks still gets the chooser's pick from that paper.
     odd = answer_about(seed_index, [paper], "what data did they use?")
     assert odd.sentences and {s.paper.id for s in odd.sentences} == {paper.id}
@@ -82,12 +87,14 @@ def test_the_subject_shift_counts_only_words_the_cited_papers_lack(seed_index):
     assert subject_shift(seed_index, papers, "how much better is it?") < subject_shift(
         seed_index, papers, "how does offline reinforcement learning avoid distribution shift?"
     )
-    assert subject_shift(seed_index, papers, "how are they evaluated?") == 0.0  # held by the papers
+    held = "how do they extract the latents?"
+    assert {"extract", "latent"} <= {t for p in papers for t in tokenize(p.abstract)}
+    assert subject_shift(seed_index, papers, held) == 0.0  # held by the papers
     assert subject_shift(seed_index, papers, "what about zzyzx qwerty?") == 0.0  # the corpus never says these
     model = FollowUpModel({k: 0.0 for k in FEATURES}, shift_threshold=0.5)
     new = "offline reinforcement learning distribution shift policies"
     assert is_new_subject(seed_index, papers, new, model)
-    assert not is_new_subject(seed_index, papers, "how much better is it?", model)
+    assert not is_new_subject(seed_index, papers, held, model)
     assert is_new_subject(seed_index, [], "anything", model)  # nothing to continue from
 
 
