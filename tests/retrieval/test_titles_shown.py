@@ -74,11 +74,14 @@ def test_a_derived_title_is_not_indexed_and_an_own_one_is(seed_papers):
 
 
 def starts_a_word(word: str, title: str) -> bool:
+    """Some word of ``title`` starts with ``word`` (after a non-alphanumeric character other than _)."""
     folded = title.casefold()
-    return any(
-        folded.startswith(word, at) and (at == 0 or not folded[at - 1].isalnum() and folded[at - 1] != "_")
-        for at in range(len(folded))
-    )
+    at = folded.find(word) if folded else -1
+    while at != -1:
+        if at == 0 or not folded[at - 1].isalnum() and folded[at - 1] != "_":
+            return True
+        at = folded.find(word, at + 1)
+    return False
 
 
 def expected_completions(index, typed: str, limit: int) -> list[tuple[str, str]]:
