@@ -168,8 +168,9 @@ class Figures:
     wrong: list[tuple[Written, object]] = field(default_factory=list)
 
 
-def measure(rows: list[dict], seed: int = 0) -> Figures:
-    """Paste ``rows``, read the paste back, and count."""
+def measure(rows: list[dict], seed: int = 0, every: list[dict] | None = None) -> Figures:
+    """Paste ``rows``, read the paste back, and count; with ``every`` (the whole corpus), also the
+    ceiling (:func:`ceiling`)."""
     text, written = paste(rows, seed)
     figures = Figures(papers=len(written))
     with tempfile.TemporaryDirectory() as folder:
@@ -206,6 +207,8 @@ def measure(rows: list[dict], seed: int = 0) -> Figures:
             figures.hyphen_breaks += hyphen
             figures.hyphen_restored += ok and hyphen
     figures.wrong += [(w, None) for w in written if w.first_line not in found]
+    if every is not None:
+        ceiling(written, every, figures)
     return figures
 
 
@@ -257,11 +260,8 @@ def main() -> None:
     args = parser.parse_args()
     rows = [json.loads(line) for line in (args.data / "papers.jsonl").open(encoding="utf-8")]
     keep = {"odd": lambda k: k % 2 == 1, "even": lambda k: k % 2 == 0, "all": lambda k: True}[args.split]
-    every = rows
-    rows = [r for k, r in enumerate(rows) if keep(k) and (r.get("abstract") or "").strip()]
-    f = measure(rows, args.seed)
-    text, written = paste(rows, args.seed)
-    ceiling(written, every, f)
+    kept = [r for k, r in enumerate(rows) if keep(k) and (r.get("abstract") or "").strip()]
+    f = measure(kept, args.seed, every=rows)
     print(f"ICLR 2024 pasted as from PDFs: {f.papers:,} papers ({args.split} half), seed {args.seed}")
     print(f"papers loaded exactly        {_pct(f.exact, f.papers)}   target >= 99 %")
     print(f"  every field right          {_pct(f.fields, f.papers)}   (the words broken at line ends aside)")
