@@ -23,6 +23,7 @@ What a follow-up asks is decided here (:func:`decide`), the same way for the bot
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -227,7 +228,7 @@ class ConversationService:
         if not " ".join(text.split()):
             return FollowUp(None, ASK_HINT)
         index = self.ctx.engine.index
-        decision = decide(index, papers, text)
+        decision = await asyncio.to_thread(decide, index, papers, text)  # (reads the index)
         if decision.intent == "new":
             if not papers and gone:
                 # Every cited paper left: ask the whole conversation again, of the corpus as it is now.
@@ -252,13 +253,14 @@ class ConversationService:
                 note = f"No other paper shares enough words with {code(paper.id)} to count as similar."
                 return FollowUp(None, note)
             return FollowUp(Similar(decision.question, paper, hits), gone_note, subject=thread.root)
-        answer = answer_in_thread(index, decision, thread)
+        answer = await asyncio.to_thread(answer_in_thread, index, decision, thread)
         return FollowUp(self.answers.reply(answer), gone_note, subject=thread.root)
 
     async def ask_paper(self, question: str, paper_id: str) -> FollowUp:
         """/ask with ``paper``: ``question`` answered from that paper alone (raises UnknownPaperError)."""
         paper = self.ctx.paper(paper_id)
-        answer = answer_about(self.ctx.engine.index, [paper], " ".join(question.split()))
+        asked = " ".join(question.split())
+        answer = await asyncio.to_thread(answer_about, self.ctx.engine.index, [paper], asked)
         if not answer.sentences:
             note = f"The abstract of {self.ctx.title(paper.id)} has no sentence to quote."
             return FollowUp(None, note)
